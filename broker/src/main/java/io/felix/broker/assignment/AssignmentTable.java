@@ -1,0 +1,38 @@
+package io.felix.broker.assignment;
+
+import java.util.Collections;
+import java.util.Map;
+import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+/**
+ * The versioned table of every shard's assignment that the placement singleton pushes to every broker.
+ * Brokers use it for client metadata, for forwarding in plain mode and to start, stop and re-role their own
+ * replicas. A broker ignores a table whose version is not newer than the one it holds.
+ *
+ * @param streams the shard count of every stream, so that an unknown stream and an unknown shard differ
+ */
+public record AssignmentTable(
+    long version,
+    Map<Integer, BrokerEndpoint> brokers,
+    Map<String, Integer> streams,
+    SortedMap<ShardId, ShardAssignment> shards) {
+
+  public static final AssignmentTable EMPTY =
+      new AssignmentTable(0, Map.of(), Map.of(), Collections.emptySortedMap());
+
+  public AssignmentTable {
+    brokers = Map.copyOf(brokers);
+    streams = Map.copyOf(streams);
+    shards = Collections.unmodifiableSortedMap(new TreeMap<>(shards));
+  }
+
+  public Optional<ShardAssignment> shard(ShardId id) {
+    return Optional.ofNullable(shards.get(id));
+  }
+
+  public Optional<BrokerEndpoint> broker(int id) {
+    return Optional.ofNullable(brokers.get(id));
+  }
+}

@@ -182,6 +182,16 @@ final class BatchAccumulator {
     return true;
   }
 
+  /** Removes every batch, in flight or not, for failing them at the end of close. */
+  synchronized List<ProduceBatch> abandonAll() {
+    List<ProduceBatch> out = abandonUnsent();
+    for (ShardQueue q : queues.values()) {
+      out.addAll(q.inFlight);
+      q.inFlight.clear();
+    }
+    return out;
+  }
+
   /** Removes every batch not in flight, for failing them at close. */
   synchronized List<ProduceBatch> abandonUnsent() {
     List<ProduceBatch> out = new ArrayList<>();

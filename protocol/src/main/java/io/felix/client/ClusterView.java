@@ -11,7 +11,7 @@ import java.util.Map;
 
 /** An immutable snapshot of what the client knows about brokers and streams, read from a MetadataResponse. */
 final class ClusterView {
-  static final ClusterView EMPTY = new ClusterView(Map.of(), Map.of());
+  static final ClusterView EMPTY = new ClusterView(Map.of(), Map.of(), Long.MIN_VALUE);
 
   /** One stream: its shard ids in ascending order, each shard's leader (-1 unknown) and epoch. */
   record StreamView(String name, ErrorCode error, int[] shardIds, Map<Integer, Integer> leaders) {
@@ -22,14 +22,23 @@ final class ClusterView {
 
   private final Map<Integer, HostPort> brokers;
   private final Map<String, StreamView> streams;
+  private final long assignmentVersion;
 
-  private ClusterView(Map<Integer, HostPort> brokers, Map<String, StreamView> streams) {
+  private ClusterView(Map<Integer, HostPort> brokers, Map<String, StreamView> streams, long assignmentVersion) {
     this.brokers = brokers;
     this.streams = streams;
+    this.assignmentVersion = assignmentVersion;
   }
 
-  /** Merges an answer into this view: the answer's streams replace ours, other streams are kept. */
+  /**
+   * Merges an answer into this view: the answer's streams replace ours, other streams are kept. An answer read
+   * from an older assignment table than the one this view came from (a broker that has not caught up) is
+   * ignored, so it cannot undo a newer answer.
+   */
   ClusterView merge(MetadataResponse response) {
+    if (response.getAssignmentVersion() < assignmentVersion) {
+      return this;
+    }
     Map<Integer, HostPort> b = new HashMap<>(brokers);
     for (BrokerAddress a : response.getBrokersList()) {
       b.put(a.getId(), new HostPort(a.getHost(), a.getPort()));
@@ -43,7 +52,7 @@ final class ClusterView {
       }
       s.put(m.getName(), new StreamView(m.getName(), m.getError(), ids, Map.copyOf(leaders)));
     }
-    return new ClusterView(Map.copyOf(b), Map.copyOf(s));
+    return new ClusterView(Map.copyOf(b), Map.copyOf(s), response.getAssignmentVersion());
   }
 
   /** The view with a NOT_LEADER hint applied, until the next metadata answer says better. */
@@ -62,7 +71,7 @@ final class ClusterView {
       copy.put(leaderId, leaderAddress);
       b = Map.copyOf(copy);
     }
-    return new ClusterView(b, Map.copyOf(s));
+    return new ClusterView(b, Map.copyOf(s), assignmentVersion);
   }
 
   StreamView stream(String name) {

@@ -257,11 +257,13 @@ public final class FelixClient implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    for (ProduceBatch b : accumulator.abandonUnsent()) {
-      b.failed(FelixException.clientClosed("the client closed before " + b.stream + "/" + b.shard + " was sent"));
-    }
     senderThread.interrupt();
     connections.close();
+    // Whatever is still unanswered now fails; completing an already completed future does nothing.
+    for (ProduceBatch b : accumulator.abandonAll()) {
+      b.failed(FelixException.clientClosed(
+          "the client closed before " + b.stream + "/" + b.shard + " was acknowledged"));
+    }
     timer.shutdownNow();
   }
 }

@@ -103,7 +103,13 @@ final class MetadataCache {
 
   private Collection<HostPort> candidates() {
     if (settings.mode() == ClientMode.PLAIN) {
-      return List.of(plainTarget());
+      // The current plain-mode broker first, then the other bootstrap addresses in turn.
+      List<HostPort> rotated = new ArrayList<>();
+      int n = settings.bootstrap().size();
+      for (int i = 0; i < n; i++) {
+        rotated.add(settings.bootstrap().get((plainIndex + i) % n));
+      }
+      return rotated;
     }
     Set<HostPort> all = new LinkedHashSet<>(settings.bootstrap());
     view.brokerAddresses().forEach(all::add);
@@ -124,7 +130,7 @@ final class MetadataCache {
         .thenCompose(c -> c.send(request.clone(), settings.requestTimeout()))
         .whenComplete((response, error) -> {
           if (error == null && !Errors.isError(response) && response.hasMetadata()) {
-            applied(response);
+            applied(target, response);
             result.complete(view);
           } else {
             Throwable why = error != null ? error : answerError(target, response);
@@ -143,7 +149,10 @@ final class MetadataCache {
         : FelixException.broker(Errors.of(ErrorCode.INVALID_REQUEST, target + " answered without metadata"));
   }
 
-  private synchronized void applied(Response response) {
+  private synchronized void applied(HostPort from, Response response) {
+    if (settings.mode() == ClientMode.PLAIN) {
+      plainIndex = settings.bootstrap().indexOf(from);
+    }
     view = view.merge(response.getMetadata());
     refreshedAtNanos = System.nanoTime();
   }

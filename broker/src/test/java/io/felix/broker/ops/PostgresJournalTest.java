@@ -4,8 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -34,7 +32,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class PostgresJournalTest {
 
-  private static final ObjectMapper JSON = new ObjectMapper();
   private static final Duration READY = Duration.ofSeconds(120);
 
   @TempDir Path dataRoot;
@@ -129,31 +126,13 @@ class PostgresJournalTest {
     }
   }
 
-  /** Polls GET /v1/streams/{name} until every shard has a leader; returns each shard's replica set. */
-  static Map<Integer, List<Integer>> awaitAllShardsLed(BrokerProcess broker, String stream, int shards)
+  /** Waits until every shard of the stream is led; returns each shard's replica set, sorted. */
+  private static Map<Integer, List<Integer>> awaitAllShardsLed(BrokerProcess broker, String stream, int shards)
       throws Exception {
-    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-    String last = "";
-    while (System.nanoTime() < deadline) {
-      var response = broker.get("/v1/streams/" + stream);
-      last = response.statusCode() + " " + response.body();
-      if (response.statusCode() == 200) {
-        Map<Integer, List<Integer>> replicas = new TreeMap<>();
-        boolean allLed = true;
-        for (JsonNode shard : JSON.readTree(response.body()).get("shards")) {
-          List<Integer> set = new ArrayList<>();
-          shard.get("replicas").forEach(r -> set.add(r.asInt()));
-          set.sort(null);
-          replicas.put(shard.get("shard").asInt(), set);
-          allLed &= shard.hasNonNull("leader") && shard.get("leader").asInt() >= 0;
-        }
-        if (allLed && replicas.size() == shards) {
-          return replicas;
-        }
-      }
-      Thread.sleep(250);
-    }
-    throw new AssertionError("stream " + stream + " never had " + shards + " led shards; last answer: " + last);
+    Map<Integer, List<Integer>> replicas = new TreeMap<>();
+    new AdminApi(broker.adminPort()).awaitLed(stream, shards, -1, Duration.ofSeconds(60))
+        .forEach((shard, s) -> replicas.put(shard, s.replicas().stream().sorted().toList()));
+    return replicas;
   }
 
   private static long journalRows(String url, Map<String, String> db) throws Exception {

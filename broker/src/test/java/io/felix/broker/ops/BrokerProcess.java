@@ -26,19 +26,19 @@ final class BrokerProcess implements AutoCloseable {
   private final int id;
   private final int adminPort;
   private final Map<String, String> environment;
-  private final List<String> systemProperties;
+  private final Path configFile;
   private final Path log;
   private Process process;
 
   /**
    * @param environment variables added to the child's environment (the compose file's FELIX_* settings)
-   * @param systemProperties {@code -Dkey=value} arguments, config file included
+   * @param configFile the config file BrokerMain reads (its first argument)
    */
-  BrokerProcess(int id, int adminPort, Map<String, String> environment, List<String> systemProperties, Path log) {
+  BrokerProcess(int id, int adminPort, Map<String, String> environment, Path configFile, Path log) {
     this.id = id;
     this.adminPort = adminPort;
     this.environment = Map.copyOf(environment);
-    this.systemProperties = List.copyOf(systemProperties);
+    this.configFile = configFile;
     this.log = log;
   }
 
@@ -63,8 +63,7 @@ final class BrokerProcess implements AutoCloseable {
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(List.of("-Xms64m", "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
         "-XX:+ExitOnOutOfMemoryError"));
-    command.addAll(systemProperties);
-    command.addAll(List.of("-cp", testClasspath(), "io.felix.broker.BrokerMain"));
+    command.addAll(List.of("-cp", testClasspath(), "io.felix.broker.BrokerMain", configFile.toString()));
     ProcessBuilder builder = new ProcessBuilder(command)
         .redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));

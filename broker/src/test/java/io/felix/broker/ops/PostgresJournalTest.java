@@ -94,7 +94,7 @@ class PostgresJournalTest {
       Path dir = Files.createDirectories(dataRoot.resolve("broker" + i));
       env.put("FELIX_DATA_DIR", dir.toString());
       brokers.add(new BrokerProcess(i, ports[i][0], env,
-          List.of("-Dconfig.file=" + root.resolve("docker/broker.conf")), dir.resolve("broker.log")));
+          root.resolve("docker/broker.conf"), dir.resolve("broker.log")));
     }
     return brokers;
   }

@@ -62,7 +62,7 @@ final class LocalCluster implements AutoCloseable {
             dir.resolve("journal").toAbsolutePath(), strategy));
         Path log = brokerDir.resolve("broker.log");
         Process p = new ProcessBuilder(javaBinary(), "-Xms128m", "-Xmx512m", "-XX:+UseG1GC",
-            "-XX:+ExitOnOutOfMemoryError", "-Dconfig.file=" + conf.toAbsolutePath(), "-jar", brokerJar.toString())
+            "-XX:+ExitOnOutOfMemoryError", "-jar", brokerJar.toString(), conf.toAbsolutePath().toString())
             .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
         started.add(new Broker(i, p, ports[i][0], ports[i][1], log));
       }
@@ -78,7 +78,6 @@ final class LocalCluster implements AutoCloseable {
 
   private static String config(int id, char zone, Path dir, int[] ports, String seeds, Path journal, String strategy) {
     return """
-        include "application"
         felix {
           broker { id = %d, zone = "%c", host = "%s", data-dir = "%s", client-port = %d, replication-port = %d }
           cluster { port = %d, seed-nodes = [%s] }

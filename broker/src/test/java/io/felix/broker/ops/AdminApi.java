@@ -54,7 +54,7 @@ final class AdminApi {
     if (r.statusCode() != 200) {
       return out;
     }
-    for (JsonNode s : JSON.readTree(r.body()).get("shards")) {
+    for (JsonNode s : JSON.readTree(r.body()).get("shard_assignments")) {
       List<Integer> replicas = new ArrayList<>();
       s.get("replicas").forEach(x -> replicas.add(x.asInt()));
       JsonNode leader = s.get("leader");

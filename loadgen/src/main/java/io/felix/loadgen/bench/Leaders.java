@@ -20,7 +20,7 @@ record Leaders(Map<String, Map<Integer, Integer>> byStream, List<Integer> broker
     Map<String, Map<Integer, Integer>> byStream = new TreeMap<>();
     for (String stream : streams) {
       Map<Integer, Integer> shards = new TreeMap<>();
-      for (JsonNode shard : admin.get("/v1/streams/" + stream).get("shards")) {
+      for (JsonNode shard : admin.get("/v1/streams/" + stream).get("shard_assignments")) {
         JsonNode leader = shard.get("leader");
         shards.put(shard.get("shard").asInt(), leader == null || leader.isNull() ? -1 : leader.asInt());
       }

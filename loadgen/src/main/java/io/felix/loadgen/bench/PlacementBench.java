@@ -146,8 +146,8 @@ final class PlacementBench {
   }
 
   private static void printOutcome(Outcome o) {
-    System.out.printf("   throughput: %,.0f records/s, %.1f MiB/s (p99 %.1f ms, %d errors, %,d records)%n",
-        o.load().recordsPerSecond(), o.load().mibPerSecond(), o.load().p99Millis(), o.load().errors(),
+    System.out.printf("   throughput: %,.0f records/s, %.1f MB/s (p99 %.1f ms, %d failed, %,d acknowledged)%n",
+        o.load().recordsPerSecond(), o.load().megabytesPerSecond(), o.load().p99Millis(), o.load().errors(),
         o.load().records());
     System.out.printf("   broker CPU during the load (%.1f s):%n", o.loadSeconds());
     Map<Integer, Integer> last = o.streamLeaders().get(o.streamLeaders().size() - 1);

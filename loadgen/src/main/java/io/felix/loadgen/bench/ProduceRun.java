@@ -18,7 +18,8 @@ import java.util.concurrent.TimeUnit;
 final class ProduceRun {
 
   /** What the benchmark reports of one run. */
-  record Result(long records, double recordsPerSecond, double mibPerSecond, double p99Millis, long errors, JsonNode raw) {}
+  record Result(long records, double recordsPerSecond, double megabytesPerSecond, double p99Millis, long errors,
+      JsonNode raw) {}
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -44,7 +45,9 @@ final class ProduceRun {
       throw new IOException("produce exited with " + p.exitValue() + " and no summary at " + jsonFile);
     }
     JsonNode s = JSON.readTree(jsonFile.toFile());
-    return new Result(s.path("records").asLong(), s.path("records_per_second").asDouble(),
-        s.path("mib_per_second").asDouble(), s.path("latency_ms").path("p99").asDouble(), s.path("errors").asLong(), s);
+    // The fields of loadgen produce's --json summary (io.felix.loadgen.Summary, snake case).
+    return new Result(s.path("acked").asLong(), s.path("records_per_second").asDouble(),
+        s.path("megabytes_per_second").asDouble(), s.path("latency_ms").path("p99").asDouble(),
+        s.path("failed_not_appended").asLong() + s.path("failed_uncertain").asLong(), s);
   }
 }

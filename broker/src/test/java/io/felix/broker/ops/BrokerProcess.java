@@ -74,13 +74,22 @@ final class BrokerProcess implements AutoCloseable {
 
   /** Waits until GET /ready answers 200, failing early (with the log's tail) if the process exits. */
   void awaitReady(Duration timeout) throws IOException, InterruptedException {
+    await("/ready", timeout);
+  }
+
+  /** Waits until GET /health answers 200: the process is up, its journal schema checked. */
+  void awaitHealthy(Duration timeout) throws IOException, InterruptedException {
+    await("/health", timeout);
+  }
+
+  private void await(String path, Duration timeout) throws IOException, InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (System.nanoTime() < deadline) {
       if (!process.isAlive()) {
         throw new IllegalStateException("broker " + id + " exited with " + process.exitValue() + ":\n" + logTail());
       }
       try {
-        if (get("/ready").statusCode() == 200) {
+        if (get(path).statusCode() == 200) {
           return;
         }
       } catch (IOException notListeningYet) {
@@ -88,7 +97,8 @@ final class BrokerProcess implements AutoCloseable {
       }
       Thread.sleep(250);
     }
-    throw new IllegalStateException("broker " + id + " not ready within " + timeout + ":\n" + logTail());
+    throw new IllegalStateException("broker " + id + ": GET " + path + " not 200 within " + timeout + ":\n"
+        + logTail());
   }
 
   HttpResponse<String> get(String path) throws IOException, InterruptedException {

@@ -111,9 +111,11 @@ class PostgresJournalTest {
     return mapped;
   }
 
+  /** Like compose: broker-0 first (it creates the schema), the others once it is up. */
   private static void startAll(List<BrokerProcess> brokers) throws Exception {
     for (BrokerProcess b : brokers) {
       b.start();
+      b.awaitHealthy(READY);
     }
     for (BrokerProcess b : brokers) {
       b.awaitReady(READY);

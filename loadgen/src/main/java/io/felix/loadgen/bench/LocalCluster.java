@@ -64,10 +64,13 @@ final class LocalCluster implements AutoCloseable {
         Process p = new ProcessBuilder(javaBinary(), "-Xms128m", "-Xmx512m", "-XX:+UseG1GC",
             "-XX:+ExitOnOutOfMemoryError", "-jar", brokerJar.toString(), conf.toAbsolutePath().toString())
             .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
-        started.add(new Broker(i, p, ports[i][0], ports[i][1], log));
+        Broker broker = new Broker(i, p, ports[i][0], ports[i][1], log);
+        started.add(broker);
+        // One at a time: two processes opening the shared H2 file at the same instant fail.
+        await(broker, "/health", readyTimeout);
       }
       for (Broker b : started) {
-        awaitReady(b, readyTimeout);
+        await(b, "/ready", readyTimeout);
       }
       return cluster;
     } catch (IOException | InterruptedException | RuntimeException e) {
@@ -89,15 +92,16 @@ final class LocalCluster implements AutoCloseable {
         journal, HOST, ports[0], strategy);
   }
 
-  private static void awaitReady(Broker b, Duration timeout) throws IOException, InterruptedException {
+  private static void await(Broker b, String path, Duration timeout) throws IOException, InterruptedException {
     AdminClient admin = b.admin();
     long deadline = System.nanoTime() + timeout.toNanos();
-    while (admin.status("/ready") != 200) {
+    while (admin.status(path) != 200) {
       if (!b.process().isAlive()) {
         throw new IOException("broker " + b.id() + " exited while starting; see " + b.log());
       }
       if (System.nanoTime() > deadline) {
-        throw new IOException("broker " + b.id() + " not ready after " + timeout.toSeconds() + " s; see " + b.log());
+        throw new IOException("broker " + b.id() + ": GET " + path + " not 200 after " + timeout.toSeconds() + " s; see "
+            + b.log());
       }
       Thread.sleep(250);
     }

@@ -2,6 +2,8 @@ package io.felix.broker.log;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedByInterruptException;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,6 +13,10 @@ import java.nio.file.StandardOpenOption;
  * One segment file of a {@link ShardLog}: batches back to back from byte 0, the first with the segment's base offset.
  * Owned by its log: only the log's owner thread appends, truncates, closes; any thread may read up to the published
  * size (positional reads, which do not touch the channel's position).
+ *
+ * <p>Reads go through a channel of their own: a thread interrupted in a file operation closes the channel it used
+ * ({@code ClosedByInterruptException}), and a reader's interrupt must not close the channel appends and fsyncs
+ * use. A read channel closed that way is reopened for the next reader.
  */
 final class Segment {
   private static final int SCAN_CHUNK = 1 << 20;
@@ -18,16 +24,19 @@ final class Segment {
   final SegmentName name;
   final Path file;
   private final FileChannel channel;
+  private volatile FileChannel readChannel;
+  private volatile boolean closed;
   private final OffsetIndex index;
   /** Bytes of whole batches, published after they are written. */
   private volatile int size;
   /** Offset after the last batch in this segment. */
   private volatile long nextOffset;
 
-  private Segment(SegmentName name, Path file, FileChannel channel, int indexInterval) {
+  private Segment(SegmentName name, Path file, FileChannel channel, int indexInterval) throws IOException {
     this.name = name;
     this.file = file;
     this.channel = channel;
+    this.readChannel = FileChannel.open(file, StandardOpenOption.READ);
     this.index = new OffsetIndex(indexInterval);
     this.nextOffset = name.baseOffset();
   }
@@ -144,13 +153,36 @@ final class Segment {
   }
 
   private void readFully(ByteBuffer dst, long position, long fileSize) throws IOException {
+    int start = dst.position();
+    try {
+      readFully(readChannel, dst, position, fileSize);
+    } catch (ClosedByInterruptException e) {
+      reopenReadChannel(); // for the other readers; this thread stays interrupted
+      throw e;
+    } catch (ClosedChannelException e) {
+      if (closed) {
+        throw e;
+      }
+      reopenReadChannel(); // another reader's interrupt closed it
+      dst.position(start);
+      readFully(readChannel, dst, position, fileSize);
+    }
+  }
+
+  private static void readFully(FileChannel from, ByteBuffer dst, long position, long fileSize) throws IOException {
     long pos = position;
     while (dst.hasRemaining() && pos < fileSize) {
-      int n = channel.read(dst, pos);
+      int n = from.read(dst, pos);
       if (n < 0) {
         break;
       }
       pos += n;
+    }
+  }
+
+  private synchronized void reopenReadChannel() throws IOException {
+    if (!closed && !readChannel.isOpen()) {
+      readChannel = FileChannel.open(file, StandardOpenOption.READ);
     }
   }
 
@@ -244,12 +276,17 @@ final class Segment {
     return new LogRead(chunk.limit(end).slice(), next);
   }
 
-  void close() throws IOException {
-    channel.close();
+  synchronized void close() throws IOException {
+    closed = true;
+    try {
+      readChannel.close();
+    } finally {
+      channel.close();
+    }
   }
 
   void closeAndDelete() throws IOException {
-    channel.close();
+    close();
     Files.deleteIfExists(file);
   }
 }

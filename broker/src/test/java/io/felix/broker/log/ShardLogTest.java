@@ -265,6 +265,21 @@ class ShardLogTest {
   }
 
   @Test
+  void anInterruptedReaderDoesNotBreakAppendsFsyncsOrOtherReads() throws Exception {
+    ShardLog log = openLog("a");
+    appendBatches(log, 0, 0, 3);
+    Thread.currentThread().interrupt();
+    try {
+      assertThrows(java.io.UncheckedIOException.class, () -> log.read(0, 1000)); // the interrupt closes its channel
+    } finally {
+      assertTrue(Thread.interrupted());
+    }
+    appendBatches(log, 0, 3, 1);
+    assertEquals(12L, log.awaitDurable(12).toCompletableFuture().get(10, TimeUnit.SECONDS));
+    assertEquals(4 * BATCH, log.read(0, 1000).batches().remaining());
+  }
+
+  @Test
   void deleteAllRemovesTheDirectory() throws IOException {
     ShardLog log = ShardLog.open(tmp.resolve("gone"), smallSegments(), flusher);
     appendBatches(log, 0, 0, 10);

@@ -12,8 +12,10 @@ import java.util.Locale;
  * @param indexIntervalBytes bytes of log between two entries of the sparse offset index
  * @param flush when appended batches are fsynced
  * @param flushInterval with {@link Flush#INTERVAL}, the time between two fsync rounds
+ * @param flushThreads threads of the broker's {@link FlushScheduler}, whose fsyncs of different logs overlap
  */
-public record LogSettings(long segmentBytes, int indexIntervalBytes, Flush flush, Duration flushInterval) {
+public record LogSettings(
+    long segmentBytes, int indexIntervalBytes, Flush flush, Duration flushInterval, int flushThreads) {
   /** Positions in a segment are 32-bit. */
   public static final long MAX_SEGMENT_BYTES = Integer.MAX_VALUE;
   public static final long DEFAULT_SEGMENT_BYTES = 128L * 1024 * 1024;
@@ -32,11 +34,28 @@ public record LogSettings(long segmentBytes, int indexIntervalBytes, Flush flush
     require(flush != null, "flush", "must be set");
     require(flushInterval != null && !flushInterval.isNegative() && !flushInterval.isZero(), "flush-interval",
         "must be a positive duration, got " + flushInterval);
+    require(flushThreads >= 1 && flushThreads <= 64, "flush-threads", "must be between 1 and 64, got " + flushThreads);
   }
 
-  /** The defaults: 128 MiB segments, an index entry every 4 KiB, flush always. */
+  /** The defaults, as in reference.conf: 128 MiB segments, an index entry every 4 KiB, flush always, 4 threads. */
   public static LogSettings defaults() {
-    return new LogSettings(DEFAULT_SEGMENT_BYTES, 4096, Flush.ALWAYS, Duration.ofMillis(100));
+    return new LogSettings(DEFAULT_SEGMENT_BYTES, 4096, Flush.ALWAYS, Duration.ofMillis(100), 4);
+  }
+
+  public LogSettings withSegmentBytes(long bytes) {
+    return new LogSettings(bytes, indexIntervalBytes, flush, flushInterval, flushThreads);
+  }
+
+  public LogSettings withIndexIntervalBytes(int bytes) {
+    return new LogSettings(segmentBytes, bytes, flush, flushInterval, flushThreads);
+  }
+
+  public LogSettings withFlush(Flush mode, Duration interval) {
+    return new LogSettings(segmentBytes, indexIntervalBytes, mode, interval, flushThreads);
+  }
+
+  public LogSettings withFlushThreads(int threads) {
+    return new LogSettings(segmentBytes, indexIntervalBytes, flush, flushInterval, threads);
   }
 
   /** Reads the {@code felix.log} subtree (pass {@code config.getConfig("felix.log")}). */
@@ -52,7 +71,8 @@ public record LogSettings(long segmentBytes, int indexIntervalBytes, Flush flush
       throw invalid("flush", "must be always or interval, got '" + flushName + "'");
     }
     Duration interval = read(log, "flush-interval", () -> log.getDuration("flush-interval"));
-    return new LogSettings(segmentBytes, (int) indexInterval, flush, interval);
+    int threads = read(log, "flush-threads", () -> log.getInt("flush-threads"));
+    return new LogSettings(segmentBytes, (int) indexInterval, flush, interval, threads);
   }
 
   private interface Getter<T> {

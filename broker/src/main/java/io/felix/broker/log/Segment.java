@@ -230,10 +230,14 @@ final class Segment {
       }
       long base = header.getLong(0);
       int count = header.getInt(LogBatch.COUNT_AT);
+      int length = header.getInt(LogBatch.LENGTH_AT);
+      if (count < 1 || length < 0) {
+        return null; // not a header: the bytes changed under a reader (a truncation); the log retries
+      }
       if (offset < base + count) {
         return base <= offset ? new BatchStart(pos, base) : null;
       }
-      pos += LogBatch.HEADER_BYTES + header.getInt(LogBatch.LENGTH_AT);
+      pos += LogBatch.HEADER_BYTES + length;
     }
     return null;
   }
@@ -255,9 +259,10 @@ final class Segment {
     int end = 0;
     long next = offset;
     while (chunk.limit() - end >= LogBatch.HEADER_BYTES) {
-      int batchSize = LogBatch.HEADER_BYTES + chunk.getInt(end + LogBatch.LENGTH_AT);
+      int length = chunk.getInt(end + LogBatch.LENGTH_AT);
+      int batchSize = LogBatch.HEADER_BYTES + length;
       long batchNext = chunk.getLong(end) + chunk.getInt(end + LogBatch.COUNT_AT);
-      if (batchNext > limitOffset) {
+      if (length < 0 || length > limit || batchNext > limitOffset) {
         break;
       }
       if (chunk.limit() - end < batchSize) {

@@ -403,12 +403,16 @@ public final class ShardLog implements AutoCloseable {
         if (truncations.get() == generation) {
           return read;
         }
-      } catch (IOException e) {
+      } catch (IOException | RuntimeException e) {
+        // Bytes cut or rewritten under the reader can look like anything; only a stable generation makes it real.
         if (truncations.get() == generation) {
           if (closed) {
             throw new IllegalStateException("log " + dir + " is closed");
           }
-          throw new UncheckedIOException("read of " + dir + " at offset " + offset + " failed", e);
+          if (e instanceof RuntimeException unexpected) {
+            throw unexpected;
+          }
+          throw new UncheckedIOException("read of " + dir + " at offset " + offset + " failed", (IOException) e);
         }
       }
       if (attempt >= 3) {

@@ -69,7 +69,7 @@ class ConcurrentReadTest {
       }
       Random random = new Random(7);
       int epoch = 0;
-      for (int round = 0; round < 150; round++) {
+      for (int round = 0; round < 100; round++) {
         for (int i = 0; i < 20; i++) {
           log.appendAsLeader(epoch, 1 + random.nextInt(5), 0, 0, payload(round * 100 + i, 10 + random.nextInt(300)));
         }

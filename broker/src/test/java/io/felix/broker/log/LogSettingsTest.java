@@ -45,9 +45,12 @@ class LogSettingsTest {
     String notADuration = assertThrows(IllegalArgumentException.class,
         () -> LogSettings.fromConfig(withOverride("felix.log.flush-interval = soon"))).getMessage();
     assertEquals(true, notADuration.startsWith("felix.log.flush-interval is not valid: "), notADuration);
+    assertEquals("felix.log.flush-threads must be between 1 and 64, got 0",
+        assertThrows(IllegalArgumentException.class,
+            () -> LogSettings.fromConfig(withOverride("felix.log.flush-threads = 0"))).getMessage());
     assertEquals("felix.log.index-interval-bytes is missing", assertThrows(IllegalArgumentException.class,
         () -> LogSettings.fromConfig(ConfigFactory.parseString("segment-bytes = 1 MiB, flush = always, "
-            + "flush-interval = 1s"))).getMessage());
+            + "flush-interval = 1s, flush-threads = 1"))).getMessage());
   }
 
   @Test

@@ -67,14 +67,16 @@ public final class FlushScheduler implements AutoCloseable {
   }
 
   /**
-   * Asks for {@code flush} to run. The caller makes sure a pending request is not queued twice, and calls
-   * {@link #countFsync} for each fsync it does (before completing its waiters, so counts are exact).
+   * Asks for {@code flush} to run; returns false if the scheduler is stopped (the caller then flushes itself). The
+   * caller makes sure a pending request is not queued twice, and calls {@link #countFsync} for each fsync it does
+   * (before completing its waiters, so counts are exact).
    */
-  void request(Runnable flush) {
+  boolean request(Runnable flush) {
     if (!running) {
-      throw new IllegalStateException("flush scheduler is stopped");
+      return false;
     }
     (mode == LogSettings.Flush.INTERVAL ? waitingForTick : requests).add(flush);
+    return true;
   }
 
   void countFsync() {

@@ -12,10 +12,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.PriorityQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentSkipListMap;
@@ -83,15 +81,13 @@ public final class ShardLog implements AutoCloseable {
   private final Object flushLock = new Object();
   private final AtomicLong truncations = new AtomicLong();
   private final AtomicBoolean flushRequested = new AtomicBoolean();
-  private final PriorityQueue<Waiter> waiters = new PriorityQueue<>(Comparator.comparingLong(Waiter::offset));
+  private final DurableWaiters waiters = new DurableWaiters(() -> this.durableOffset);
   private volatile Segment active;
   private volatile long logEndOffset;
   private volatile long durableOffset;
   private volatile IOException failure;
   private volatile boolean closed;
   private long recoveryPoint;
-
-  private record Waiter(long offset, CompletableFuture<Long> future) {}
 
   private ShardLog(Path dir, LogSettings settings, FlushScheduler flusher, FileChannel lockChannel, FileLock lock) {
     this.dir = dir;
@@ -246,8 +242,8 @@ public final class ShardLog implements AutoCloseable {
       fail(e);
       throw new UncheckedIOException("append to " + dir + " failed; the log is failed", e);
     }
-    if (flushRequested.compareAndSet(false, true)) {
-      flusher.request(this::flushRound);
+    if (flushRequested.compareAndSet(false, true) && !flusher.request(this::flushRound)) {
+      flushRound(); // the broker is stopping its flusher: fsync here rather than leave the batch unflushed
     }
   }
 
@@ -263,7 +259,7 @@ public final class ShardLog implements AutoCloseable {
       segments.put(end, next);
       active = next;
     }
-    completeWaiters();
+    waiters.completeReached();
   }
 
   private void writeRecoveryPoint(long offset) throws IOException {
@@ -291,7 +287,7 @@ public final class ShardLog implements AutoCloseable {
         }
       }
     }
-    completeWaiters();
+    waiters.completeReached();
   }
 
   /** Completes with the durable offset once every record below {@code offset} is fsynced. */
@@ -307,12 +303,7 @@ public final class ShardLog implements AutoCloseable {
     if (offset > logEndOffset) {
       throw new IllegalArgumentException("offset " + offset + " is beyond the log end " + logEndOffset);
     }
-    CompletableFuture<Long> future = new CompletableFuture<>();
-    synchronized (waiters) {
-      waiters.add(new Waiter(offset, future));
-    }
-    completeWaiters(); // the flusher may have advanced between the check and the add
-    return future;
+    return waiters.await(offset);
   }
 
   /**
@@ -335,40 +326,12 @@ public final class ShardLog implements AutoCloseable {
     return settings.flush() == LogSettings.Flush.INTERVAL ? logEndOffset : durableOffset;
   }
 
-  private void completeWaiters() {
-    List<Waiter> done = new ArrayList<>();
-    long durable;
-    synchronized (waiters) {
-      durable = durableOffset;
-      while (!waiters.isEmpty() && waiters.peek().offset() <= durable) {
-        done.add(waiters.poll());
-      }
-    }
-    for (Waiter w : done) {
-      w.future().complete(durable);
-    }
-  }
-
-  private void failWaiters(long aboveOffset, Exception cause) {
-    List<Waiter> failed = new ArrayList<>();
-    synchronized (waiters) {
-      waiters.removeIf(w -> {
-        if (w.offset() > aboveOffset) {
-          failed.add(w);
-          return true;
-        }
-        return false;
-      });
-    }
-    failed.forEach(w -> w.future().completeExceptionally(cause));
-  }
-
   private void fail(IOException e) {
     if (failure == null) {
       failure = e;
       log.error("Log {} failed and stops accepting writes: {}", dir, e.toString());
     }
-    failWaiters(-1, e);
+    waiters.failAbove(-1, e);
   }
 
   // ---- reads (any thread) ----
@@ -514,7 +477,7 @@ public final class ShardLog implements AutoCloseable {
       truncations.incrementAndGet();
     }
     log.info("Truncated log {} from end offset {} to {}", dir, end, newEnd);
-    failWaiters(newEnd, new IllegalStateException("records at or after offset " + newEnd + " were truncated"));
+    waiters.failAbove(newEnd, new IllegalStateException("records at or after offset " + newEnd + " were truncated"));
     return newEnd;
   }
 
@@ -537,8 +500,8 @@ public final class ShardLog implements AutoCloseable {
         closeFiles();
       }
     }
-    completeWaiters();
-    failWaiters(-1, new IllegalStateException("log " + dir + " was closed"));
+    waiters.completeReached();
+    waiters.failAbove(-1, new IllegalStateException("log " + dir + " was closed"));
   }
 
   /** Closes the files without fsync or recovery point: what a process crash leaves. For recovery tests. */
@@ -555,7 +518,7 @@ public final class ShardLog implements AutoCloseable {
       closed = true;
       closeFiles();
     }
-    failWaiters(-1, new IllegalStateException("log " + dir + " was deleted"));
+    waiters.failAbove(-1, new IllegalStateException("log " + dir + " was deleted"));
     try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
       for (Path f : files) {
         Files.delete(f);

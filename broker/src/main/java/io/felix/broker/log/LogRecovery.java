@@ -116,8 +116,8 @@ final class LogRecovery {
 
   private void rewriteEpochsIfStale() throws IOException {
     EpochIndex epochs = shardLog.epochs();
-    List<EpochIndex.Entry> persisted = epochs.readPersisted();
-    List<EpochIndex.Entry> actual = epochs.entries();
+    List<EpochStart> persisted = epochs.readPersisted();
+    List<EpochStart> actual = epochs.entries();
     if (!persisted.equals(actual)) {
       if (!persisted.isEmpty()) {
         log.info("Log {}: epoch file listed {}, the segments hold {}; rewriting it", dir, persisted, actual);

@@ -409,8 +409,16 @@ public final class ShardLog implements AutoCloseable {
     return epochs.endOffsetFor(epoch, logEndOffset);
   }
 
+  /**
+   * KIP-279: the largest epoch of this log that is at most {@code epoch}, and the offset where it ends here (the
+   * start of the next epoch, or the log end); {@code (-1, logStartOffset)} if the log has no such epoch.
+   */
+  public EpochEnd epochEndFor(long epoch) {
+    return epochs.epochEndFor(epoch, logStartOffset(), logEndOffset);
+  }
+
   /** (epoch, start offset) of each leader epoch in the log, oldest first. */
-  public List<EpochIndex.Entry> epochStarts() {
+  public List<EpochStart> epochStarts() {
     return epochs.entries();
   }
 

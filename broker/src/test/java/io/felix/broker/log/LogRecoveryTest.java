@@ -186,7 +186,7 @@ class LogRecoveryTest {
     Files.writeString(dir.resolve(EpochIndex.FILE_NAME), "1 0\n4 3\n9 6\n"); // an epoch whose batch never landed
 
     try (ShardLog reopened = ShardLog.open(dir, oneBigSegment(), flusher)) {
-      assertEquals(List.of(new EpochIndex.Entry(1, 0), new EpochIndex.Entry(4, 3)), reopened.epochStarts());
+      assertEquals(List.of(new EpochStart(1, 0), new EpochStart(4, 3)), reopened.epochStarts());
       assertEquals("1 0\n4 3\n", Files.readString(dir.resolve(EpochIndex.FILE_NAME)));
     }
   }

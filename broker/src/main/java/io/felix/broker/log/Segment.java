@@ -102,10 +102,11 @@ final class Segment {
     while (true) {
       int at = valid - bufStart;
       LogBatch.Damage damage = LogBatch.check(buf, at, LogSettings.MAX_SEGMENT_BYTES);
-      if (damage == LogBatch.Damage.INCOMPLETE && bufStart + buf.limit() < fileSize) {
-        // Refill: move the partial batch to the front, growing the buffer if one batch is larger than it.
-        int need = buf.limit() - at >= LogBatch.HEADER_BYTES
-            ? LogBatch.HEADER_BYTES + buf.getInt(at + LogBatch.LENGTH_AT) : LogBatch.HEADER_BYTES;
+      int need = damage == LogBatch.Damage.INCOMPLETE && buf.limit() - at >= LogBatch.HEADER_BYTES
+          ? LogBatch.HEADER_BYTES + buf.getInt(at + LogBatch.LENGTH_AT) : LogBatch.HEADER_BYTES;
+      if (damage == LogBatch.Damage.INCOMPLETE && bufStart + buf.limit() < fileSize && valid + (long) need <= fileSize) {
+        // Refill: move the partial batch to the front, growing the buffer if one batch is larger than it. A length
+        // reaching past the end of the file is a torn tail, not a reason to allocate.
         ByteBuffer next;
         if (need > buf.capacity()) {
           next = ByteBuffer.allocate(need).put(buf.position(at));

@@ -47,7 +47,8 @@ import org.slf4j.LoggerFactory;
  * Open verifies every batch of every segment (header, CRC, continuity, epochs): a log of a few GiB reads at disk
  * speed. Damage at or after the recovery point is what a crash leaves (a torn write, or pages of unflushed batches
  * written back out of order): that batch and everything after it are dropped, with a WARN line giving the bytes
- * dropped. Damage below the recovery point is corruption of data known to be durable (acknowledged): open fails with
+ * dropped. (The recovery point moves only at roll, truncation and close, so media damage in the active segment after
+ * a crash is also treated as a torn tail: the replica then fetches those records again from its leader.) Damage below the recovery point is corruption of data known to be durable (acknowledged): open fails with
  * {@link CorruptLogException} so the replica is marked failed instead of serving bad data or silently forgetting it.
  *
  * <h2>Durability</h2>
@@ -460,7 +461,12 @@ public final class ShardLog implements AutoCloseable {
               + " although it is below the log end " + end);
         }
         newEnd = cut.baseOffset();
-        List<Segment> later = new ArrayList<>(segments.tailMap(keep.baseOffset(), false).values());
+        // Crash-safe order: first lower the recovery point, so whatever a crash leaves half-cut lies after it and
+        // is dropped on open; then delete segments newest first, so the files left are always a contiguous log.
+        if (recoveryPoint > newEnd) {
+          writeRecoveryPoint(newEnd);
+        }
+        List<Segment> later = new ArrayList<>(segments.tailMap(keep.baseOffset(), false).descendingMap().values());
         for (Segment s : later) {
           segments.remove(s.baseOffset());
           s.closeAndDelete();
@@ -472,9 +478,7 @@ public final class ShardLog implements AutoCloseable {
         if (epochs.truncateFrom(newEnd)) {
           epochs.persist();
         }
-        if (recoveryPoint > newEnd) {
-          writeRecoveryPoint(newEnd);
-        } else if (!later.isEmpty()) {
+        if (!later.isEmpty()) {
           CheckpointFile.forceDirectory(dir);
         }
       }

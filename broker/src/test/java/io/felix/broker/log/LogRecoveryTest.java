@@ -121,6 +121,23 @@ class LogRecoveryTest {
   }
 
   @Test
+  void aLengthFieldDamagedToAlmost2GiBIsReportedWithoutAllocatingIt() throws Exception {
+    ShardLog log = ShardLog.open(dir, oneBigSegment(), flusher);
+    for (int i = 0; i < 20; i++) {
+      log.appendAsLeader(1, 1, i, i, payload(i, 100_000)); // 2 MB: more than the 1 MiB the scan reads at a time
+    }
+    log.close();
+    int batch = LogBatch.HEADER_BYTES + 100_000;
+    try (RandomAccessFile f = new RandomAccessFile(firstSegment().toFile(), "rw")) {
+      f.seek(3L * batch + LogBatch.LENGTH_AT);
+      f.writeInt(Integer.MAX_VALUE - LogBatch.HEADER_BYTES);
+    }
+    CorruptLogException e = assertThrows(CorruptLogException.class, () -> ShardLog.open(dir, oneBigSegment(), flusher));
+    assertTrue(e.getMessage().contains("damaged at byte " + 3 * batch + " (offset 3): incomplete batch"),
+        e.getMessage());
+  }
+
+  @Test
   void damageFollowedByValidBatchesAfterTheRecoveryPointIsDroppedWithThem() throws Exception {
     // Pages of unflushed batches can reach the disk out of order: a damaged batch followed by valid ones is still
     // the crash's unflushed tail when it lies after the recovery point.

@@ -47,24 +47,30 @@ import org.slf4j.LoggerFactory;
  * Open verifies every batch of every segment (header, CRC, continuity, epochs): a log of a few GiB reads at disk
  * speed. Damage at or after the recovery point is what a crash leaves (a torn write, or pages of unflushed batches
  * written back out of order): that batch and everything after it are dropped, with a WARN line giving the bytes
- * dropped. (The recovery point moves only at roll, truncation and close, so media damage in the active segment after
- * a crash is also treated as a torn tail: the replica then fetches those records again from its leader.) Damage below the recovery point is corruption of data known to be durable (acknowledged): open fails with
- * {@link CorruptLogException} so the replica is marked failed instead of serving bad data or silently forgetting it.
+ * dropped. Damage below the recovery point is corruption of data known to be durable (acknowledged): open fails
+ * with {@link CorruptLogException} so the replica is marked failed instead of serving bad data or silently
+ * forgetting it. (The recovery point moves only at roll, truncation and close, so after a crash, media damage in
+ * the active segment is treated as a torn tail too: the replica then fetches those records again from its leader.)
  *
  * <h2>Durability</h2>
- * Appends write to the page cache; the broker's {@link FlushScheduler} fsyncs. With {@code flush = always} a batch
- * counts as stored only once fsynced ({@link #awaitStored}); concurrent appends to many logs share fsync rounds
- * (group commit), so an append waits about one round (0.5 ms per dirty log here) but throughput does not pay an fsync
- * per append. With {@code flush = interval} a batch counts as stored once written, and is fsynced within the
- * interval: lower latency and fewer fsyncs, but a power loss on a majority of replicas can lose acknowledged records.
+ * Appends write to the page cache; the broker's {@link FlushScheduler} fsyncs. With {@code flush = always} (the
+ * default) a batch counts as stored only once fsynced ({@link #awaitStored}). An fsync costs about 0.5 ms here, so
+ * appends share them (group commit): a log asks the flusher once, every append made before the fsync starts is
+ * covered by it, and the appends made meanwhile by the next one. An append waits about one fsync, and throughput
+ * does not pay an fsync per append (measured: about 7 appends per fsync at 20,000 16-KiB appends/s over 12 logs).
+ * With {@code flush = interval} a batch counts as stored once written and is fsynced within the interval: lower
+ * latency and fewer fsyncs, but a power loss on a majority of replicas can lose acknowledged records.
  *
  * <h2>Thread-safety</h2>
  * One owner thread (the replica actor) calls every method that changes the log: appends, {@link #truncateTo},
  * {@link #close}, {@link #deleteAll}. Any thread may call {@link #read} and the offset getters: reads see batches up to
  * the published (volatile) log end offset, with positional file reads. A read that overlaps a truncation is detected
  * (a generation counter, odd while truncating) and retried, so it never returns bytes from before and after a cut;
- * a read beyond the new end returns nothing or fails with {@link OffsetOutOfRangeException}. The flusher thread only
- * fsyncs, under a lock shared with roll, truncation and close.
+ * a read beyond the new end returns nothing or fails with {@link OffsetOutOfRangeException}. Flusher threads only
+ * fsync, under a lock shared with roll, truncation and close. Durability callbacks run on a flusher thread (or the
+ * owner, at roll and close) and must not block. The owner thread must not be interrupted while in this class (an
+ * interrupt closes the file channel it is using, and the log fails); a reader thread may be (reads use their own
+ * channel).
  */
 public final class ShardLog implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ShardLog.class);
@@ -270,7 +276,7 @@ public final class ShardLog implements AutoCloseable {
 
   // ---- durability ----
 
-  /** Runs on the flusher thread: fsyncs the active segment if it has unflushed batches. */
+  /** Runs on a flusher thread: fsyncs the active segment if it has unflushed batches. */
   private void flushRound() {
     flushRequested.set(false);
     synchronized (flushLock) {

@@ -56,6 +56,60 @@ final class Segment {
     return new Segment(name, file, channel, indexInterval);
   }
 
+  /**
+   * Opens a sealed segment below the recovery point without reading its batches: its size is the file's, its end
+   * is the next segment's base offset, its index is loaded from its index file, or rebuilt by walking the batch
+   * headers (no CRC) if that file is missing or does not fit. Returns null, with the segment closed, if the headers
+   * do not chain from the base offset to {@code nextOffset}.
+   */
+  static Segment openSealed(Path dir, SegmentName name, int indexInterval, long nextOffset) throws IOException {
+    Segment segment = open(dir, name, indexInterval);
+    long fileSize = segment.channel.size();
+    if (fileSize > LogSettings.MAX_SEGMENT_BYTES) {
+      segment.close();
+      return null;
+    }
+    String unusable = segment.index.loadFrom(name.indexFile(dir), name.baseOffset(), fileSize);
+    if (unusable != null && !segment.walkHeaders(fileSize, nextOffset)) {
+      segment.close();
+      return null;
+    }
+    segment.nextOffset = nextOffset;
+    segment.size = (int) fileSize;
+    return segment;
+  }
+
+  /** Rebuilds the index from the batch headers; true if they chain from the base offset to {@code end}. */
+  private boolean walkHeaders(long fileSize, long end) throws IOException {
+    ByteBuffer header = ByteBuffer.allocate(LogBatch.HEADER_BYTES);
+    long expected = name.baseOffset();
+    long pos = 0;
+    while (pos < fileSize) {
+      header.clear();
+      readFully(channel, header, pos, fileSize);
+      int length = header.getInt(LogBatch.LENGTH_AT);
+      int count = header.getInt(LogBatch.COUNT_AT);
+      if (header.hasRemaining() || header.getLong(0) != expected || length < 0 || count < 1
+          || pos + LogBatch.HEADER_BYTES + length > fileSize) {
+        return false;
+      }
+      index.onBatch(expected, (int) pos, LogBatch.HEADER_BYTES + length);
+      expected += count;
+      pos += LogBatch.HEADER_BYTES + length;
+    }
+    return expected == end;
+  }
+
+  /** Writes the index file of this segment, which is being sealed (the caller fsyncs the directory). */
+  void writeIndexFile() throws IOException {
+    index.writeTo(name.indexFile(file.getParent()));
+  }
+
+  /** Removes the index file: the segment is being cut and becomes the active one again. */
+  void deleteIndexFile() throws IOException {
+    Files.deleteIfExists(name.indexFile(file.getParent()));
+  }
+
   long baseOffset() {
     return name.baseOffset();
   }
@@ -293,6 +347,7 @@ final class Segment {
 
   void closeAndDelete() throws IOException {
     close();
+    deleteIndexFile();
     Files.deleteIfExists(file);
   }
 }

@@ -28,15 +28,16 @@ import org.slf4j.LoggerFactory;
  * <h2>On disk</h2>
  * <ul>
  *   <li>{@code <baseOffset, 20 digits>.log} segment files ({@link SegmentName}): {@link LogBatch} frames back to back,
- *       each with a 48-byte header (base offset, record count, leader epoch, first and max timestamp, payload length,
- *       CRC32C over the whole batch) and the opaque payload. A segment rolls when the next batch would take it past
- *       {@code segment-bytes}.
+ *       each with a 48-byte header (base offset, payload length, record count, leader epoch, first and max
+ *       timestamp, magic, CRC32C over the whole batch) and the opaque payload. A segment rolls when the next batch
+ *       would take it past {@code segment-bytes}.
+ *   <li>{@code <baseOffset>.index} beside each sealed segment: its sparse offset index ({@link OffsetIndex}), written
+ *       when it rolls. The active segment's index lives in memory only and is rebuilt when the log opens.
  *   <li>{@value EpochIndex#FILE_NAME}: {@code epoch startOffset} per line, the first offset of each leader epoch.
  *   <li>{@value #RECOVERY_POINT}: an offset below which every batch was fsynced (written at each roll, truncation
  *       and clean close).
  *   <li>{@value #LOCK}: locked while the log is open, so two owners can never write one directory.
  * </ul>
- * The sparse offset index (an entry every {@code index-interval-bytes}) lives in memory, built by the scan on open.
  *
  * <h2>Invariants</h2>
  * Offsets are contiguous: each batch starts where the previous one ended, across segments; a segment's first batch
@@ -44,10 +45,12 @@ import org.slf4j.LoggerFactory;
  * durable and intact.
  *
  * <h2>Recovery</h2>
- * Open verifies every batch of every segment (header, CRC, continuity, epochs): a log of a few GiB reads at disk
- * speed. Damage at or after the recovery point is what a crash leaves (a torn write, or pages of unflushed batches
- * written back out of order): that batch and everything after it are dropped, with a WARN line giving the bytes
- * dropped. Damage below the recovery point is corruption of data known to be durable (acknowledged): open fails
+ * Open verifies batches (header, CRC, offset continuity, epochs): with {@code verify-on-open = all} (default) every
+ * batch of every segment, reading the whole log; with {@code unflushed} only the segments from the recovery point on,
+ * trusting sealed segments below it (their index files loaded, their epochs taken from the epoch file) for an open
+ * whose time does not grow with the log. Damage at or after the recovery point is what a crash leaves (a torn
+ * write, or pages of unflushed batches written back out of order): that batch and everything after it are dropped,
+ * with a WARN line giving the bytes dropped. Damage below the recovery point is corruption of data known to be durable (acknowledged): open fails
  * with {@link CorruptLogException} so the replica is marked failed instead of serving bad data or silently
  * forgetting it. (The recovery point moves only at roll, truncation and close, so after a crash, media damage in
  * the active segment is treated as a torn tail too: the replica then fetches those records again from its leader.)
@@ -259,6 +262,7 @@ public final class ShardLog implements AutoCloseable {
     synchronized (flushLock) {
       long end = logEndOffset;
       active.force();
+      active.writeIndexFile();
       durableOffset = end;
       writeRecoveryPoint(end);
       Segment next = Segment.create(dir, end, settings.indexIntervalBytes());
@@ -477,6 +481,7 @@ public final class ShardLog implements AutoCloseable {
           segments.remove(s.baseOffset());
           s.closeAndDelete();
         }
+        keep.deleteIndexFile();
         keep.truncateTo(cut.position(), newEnd);
         active = keep;
         logEndOffset = newEnd;

@@ -25,8 +25,9 @@ class ConcurrentReadTest {
 
   @Test
   void readsDuringAppendsRollsAndTruncationsReturnOnlyIntactContiguousBatches() throws Exception {
-    try (FlushScheduler flusher = FlushScheduler.start(smallSegments(), "test-flusher");
-        ShardLog log = ShardLog.open(tmp.resolve("a"), smallSegments(), flusher)) {
+    LogSettings settings = smallSegments().withSegmentBytes(3000); // rolls every ~15 batches; cuts cross segments
+    try (FlushScheduler flusher = FlushScheduler.start(settings, "test-flusher");
+        ShardLog log = ShardLog.open(tmp.resolve("a"), settings, flusher)) {
       AtomicBoolean done = new AtomicBoolean();
       ConcurrentLinkedQueue<String> problems = new ConcurrentLinkedQueue<>();
       AtomicLong batchesRead = new AtomicLong();
@@ -69,7 +70,7 @@ class ConcurrentReadTest {
       }
       Random random = new Random(7);
       int epoch = 0;
-      for (int round = 0; round < 100; round++) {
+      for (int round = 0; round < 60; round++) {
         for (int i = 0; i < 20; i++) {
           log.appendAsLeader(epoch, 1 + random.nextInt(5), 0, 0, payload(round * 100 + i, 10 + random.nextInt(300)));
         }

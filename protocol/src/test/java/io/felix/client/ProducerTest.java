@@ -126,6 +126,7 @@ class ProducerTest {
     assertEquals(List.of("a", "b", "c"), values(produce.getProduce()));
     assertEquals("s", produce.getProduce().getStream());
     assertEquals(1000, produce.getProduce().getTimeoutMs());
+    assertFalse(produce.getProduce().getForwardIfNotLeader(), "cluster mode wants NOT_LEADER, not forwarding");
     assertEquals(List.of(new RecordMetadata("s", 1, 0), new RecordMetadata("s", 1, 1), new RecordMetadata("s", 1, 2)),
         fs.stream().map(CompletableFuture::join).toList());
     assertNull(b.pollRequest(100), "one request only");
@@ -319,7 +320,9 @@ class ProducerTest {
     plain.script(leaderScript("s", both, new int[] {2, 2}, r -> null));
     FelixClient client = client(settings(plain).mode(ClientMode.PLAIN).linger(Duration.ZERO).build());
     assertEquals(new RecordMetadata("s", 1, 0), client.produce("s", 1, null, utf8("x"), List.of()).join());
-    assertEquals(List.of("x"), values(nextProduce(plain).getProduce()));
+    ProduceRequest sent = nextProduce(plain).getProduce();
+    assertEquals(List.of("x"), values(sent));
+    assertTrue(sent.getForwardIfNotLeader(), "plain mode asks the broker to forward");
     assertNull(leader.pollRequest(100));
     assertEquals(0, leader.connectionCount());
   }

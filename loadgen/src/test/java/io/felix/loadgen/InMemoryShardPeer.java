@@ -76,6 +76,7 @@ final class InMemoryShardPeer implements AutoCloseable {
     try {
       while (true) {
         Socket s = server.accept();
+        s.setTcpNoDelay(true);
         sockets.add(s);
         Thread t = new Thread(() -> serve(s), "in-memory-peer-conn");
         t.setDaemon(true);

@@ -66,9 +66,8 @@ final class BatchAccumulator {
     }
     if (q.open == null) {
       q.open = new ProduceBatch(stream, shard, nowNanos, settings.deliveryTimeout().toNanos());
-      if (settings.linger().isZero()) {
-        notifyAll();
-      }
+      // a new batch brings a new linger deadline: the sender may be asleep until a later one
+      notifyAll();
     }
     q.open.add(record, encodedSize, future);
     if (q.open.bytes() >= settings.batchSizeBytes()) {
@@ -119,12 +118,22 @@ final class BatchAccumulator {
     return next;
   }
 
-  /** Blocks the sender until woken or until {@code untilNanos}. */
-  synchronized void awaitWork(long untilNanos) throws InterruptedException {
-    long waitNanos = untilNanos - System.nanoTime();
-    if (waitNanos > 0) {
-      long millis = Math.max(1, Math.min(waitNanos / 1_000_000, 1000));
-      wait(millis);
+  /**
+   * Blocks the sender until there are batches to send, and returns them; returns an empty list only once the
+   * client is closing and nothing is left. Draining and waiting happen under one lock, so a wake-up (a batch
+   * filled, an answer freed a shard) between them cannot be missed.
+   */
+  synchronized List<ProduceBatch> awaitSendable() throws InterruptedException {
+    while (true) {
+      List<ProduceBatch> out = drainSendable(System.nanoTime());
+      if (!out.isEmpty() || (closing && isEmpty())) {
+        return out;
+      }
+      long waitNanos = nextWakeupNanos() - System.nanoTime();
+      if (waitNanos > 0) {
+        long millis = waitNanos / 1_000_000;
+        wait(Math.min(millis, 1000), millis >= 1000 ? 0 : (int) (waitNanos % 1_000_000));
+      }
     }
   }
 

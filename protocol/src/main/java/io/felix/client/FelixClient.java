@@ -147,19 +147,12 @@ public final class FelixClient implements AutoCloseable {
     }
   }
 
-  /** Metadata for the streams named (every stream when none are), read from a broker now. */
+  /**
+   * Metadata for the streams named (every stream when none are), read now from the first broker that answers
+   * (bootstrap brokers, then known brokers; in plain mode its broker). The client's own view is updated too.
+   */
   public CompletableFuture<MetadataResponse> metadata(String... streams) {
-    HostPort target = settings.mode() == ClientMode.PLAIN ? metadata.plainTarget() : settings.bootstrap().get(0);
-    Request.Builder request = Request.newBuilder()
-        .setMetadata(MetadataRequest.newBuilder().addAllStreams(Arrays.asList(streams)));
-    return connections.get(target)
-        .thenCompose(c -> c.send(request, settings.requestTimeout()))
-        .thenApply(r -> {
-          if (Errors.isError(r)) {
-            throw FelixException.broker(r.getError());
-          }
-          return r.getMetadata();
-        });
+    return metadata.read(Arrays.asList(streams));
   }
 
   /**

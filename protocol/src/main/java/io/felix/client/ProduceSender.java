@@ -47,13 +47,13 @@ final class ProduceSender implements Runnable {
   @Override
   public void run() {
     try {
-      while (!(accumulator.isClosing() && accumulator.isEmpty())) {
-        List<ProduceBatch> batches = accumulator.drainSendable(System.nanoTime());
+      while (true) {
+        List<ProduceBatch> batches = accumulator.awaitSendable();
+        if (batches.isEmpty()) {
+          return;
+        }
         for (ProduceBatch b : batches) {
           send(b);
-        }
-        if (batches.isEmpty()) {
-          accumulator.awaitWork(accumulator.nextWakeupNanos());
         }
       }
     } catch (InterruptedException e) {

@@ -86,7 +86,7 @@ final class BatchAccumulator {
    * shard has fewer than maxInFlightBatchesPerShard in flight. Open batches close when their linger is over or
    * a flush or close is under way.
    */
-  synchronized List<ProduceBatch> drainSendable(long nowNanos) {
+  private List<ProduceBatch> drainSendable(long nowNanos) {
     List<ProduceBatch> out = new ArrayList<>();
     long linger = settings.linger().toNanos();
     for (ShardQueue q : queues.values()) {
@@ -104,7 +104,7 @@ final class BatchAccumulator {
   }
 
   /** When the sender must look again at the latest: the next linger end or retry time; Long.MAX_VALUE if none. */
-  synchronized long nextWakeupNanos() {
+  private long nextWakeupNanos() {
     long next = Long.MAX_VALUE;
     long linger = settings.linger().toNanos();
     for (ShardQueue q : queues.values()) {
@@ -129,10 +129,15 @@ final class BatchAccumulator {
       if (!out.isEmpty() || (closing && isEmpty())) {
         return out;
       }
-      long waitNanos = nextWakeupNanos() - System.nanoTime();
+      long next = nextWakeupNanos();
+      if (next == Long.MAX_VALUE) {
+        // Nothing pending: every event that creates work notifies, so no timed wake-up is needed.
+        wait();
+        continue;
+      }
+      long waitNanos = next - System.nanoTime();
       if (waitNanos > 0) {
-        long millis = waitNanos / 1_000_000;
-        wait(Math.min(millis, 1000), millis >= 1000 ? 0 : (int) (waitNanos % 1_000_000));
+        wait(waitNanos / 1_000_000, (int) (waitNanos % 1_000_000));
       }
     }
   }

@@ -51,6 +51,9 @@ public record ClientSettings(
     Duration connectTimeout,
     int maxFrameBytes) {
 
+  /** Room kept in a frame for the produce request around its records (stream name, shard, acks, tags). */
+  public static final int REQUEST_OVERHEAD_BYTES = 4096;
+
   public static Builder builder(List<HostPort> bootstrap) {
     return new Builder(bootstrap);
   }
@@ -117,8 +120,9 @@ public record ClientSettings(
       require(acks != null && acks != Acks.UNRECOGNIZED, "acks must be QUORUM, ALL or LEADER");
       nonNegative("linger", linger);
       require(batchSizeBytes > 0, "batchSizeBytes must be positive, got " + batchSizeBytes);
-      require(batchSizeBytes < maxFrameBytes, "batchSizeBytes (" + batchSizeBytes
-          + ") must be below maxFrameBytes (" + maxFrameBytes + ")");
+      require(batchSizeBytes <= maxFrameBytes - REQUEST_OVERHEAD_BYTES, "batchSizeBytes (" + batchSizeBytes
+          + ") must leave " + REQUEST_OVERHEAD_BYTES + " bytes of maxFrameBytes (" + maxFrameBytes
+          + ") for the rest of the request");
       require(maxInFlightPerConnection > 0, "maxInFlightPerConnection must be positive, got "
           + maxInFlightPerConnection);
       require(maxInFlightBatchesPerShard > 0, "maxInFlightBatchesPerShard must be positive, got "

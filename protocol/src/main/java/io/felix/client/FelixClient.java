@@ -131,8 +131,13 @@ public final class FelixClient implements AutoCloseable {
       record.setKey(ByteString.copyFrom(key));
     }
     Record built = record.build();
+    int size = RecordLists.encodedSize(built);
+    if (size > settings.maxFrameBytes() - ClientSettings.REQUEST_OVERHEAD_BYTES) {
+      return CompletableFuture.failedFuture(new IllegalArgumentException("record of " + size
+          + " bytes does not fit in a frame of at most " + settings.maxFrameBytes() + " bytes"));
+    }
     CompletableFuture<RecordMetadata> future = new CompletableFuture<>();
-    accumulator.append(stream, target, built, RecordLists.encodedSize(built), future, System.nanoTime());
+    accumulator.append(stream, target, built, size, future, System.nanoTime());
     return future;
   }
 

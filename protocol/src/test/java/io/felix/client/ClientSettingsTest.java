@@ -32,6 +32,8 @@ class ClientSettingsTest {
     assertEquals("linger must not be negative, got PT-1S",
         error(() -> ClientSettings.builder("h:1").linger(Duration.ofSeconds(-1)).build()));
     assertEquals("port must be in 1..65535, got 70000", error(() -> ClientSettings.builder("h:70000")));
+    assertEquals("batchSizeBytes (8388608) must leave 4096 bytes of maxFrameBytes (8388608) for the rest of "
+        + "the request", error(() -> ClientSettings.builder("h:1").batchSizeBytes(8 << 20).build()));
   }
 
   @Test

@@ -357,6 +357,19 @@ class ProducerTest {
   }
 
   @Test
+  void recordTooLargeForAFrameFailsAtOnceAndSendsNothing() throws Exception {
+    ScriptedBroker b = broker(1);
+    b.script(leaderScript("s", List.of(b.brokerAddress()), new int[] {1}, r -> null));
+    FelixClient client = client(settings(b).maxFrameBytes(64 * 1024).batchSizeBytes(16 * 1024)
+        .linger(Duration.ZERO).build());
+    Throwable e = assertThrowsCompletion(client.produce("s", 0, null, new byte[64 * 1024], List.of()));
+    assertTrue(e instanceof IllegalArgumentException, e.toString());
+    assertEquals("record of 65551 bytes does not fit in a frame of at most 65536 bytes", e.getMessage());
+    assertEquals(0, client.produce("s", 0, null, new byte[20 * 1024], List.of()).join().offset(),
+        "a record above batch size but within the frame goes alone");
+  }
+
+  @Test
   void closeFailsWhatCannotBeDeliveredAndRefusesNewRecords() throws Exception {
     ScriptedBroker b = broker(1);
     b.script(e -> {

@@ -14,9 +14,9 @@ import java.util.Map;
  * {@code consume}: reads every shard of a stream, one shard after another, and with {@code --verify} checks
  * every record ({@link Verifier}).
  *
- * <p>Where reading ends: with {@code --from-beginning}, each shard is read from offset 0 up to the commit
- * offset its first fetch reported (the end when reading started), or until {@code --idle} passes without
- * progress. Without it, each shard is read from that commit offset on until {@code --idle} passes without new
+ * <p>Where reading ends: every shard's commit offset is read first (the end when reading started). With
+ * {@code --from-beginning}, each shard is read from its log start up to that end, or until {@code --idle} passes
+ * without progress. Without it, each shard is read from that end on until {@code --idle} passes without new
  * records.
  */
 final class ConsumeRun {
@@ -47,9 +47,17 @@ final class ConsumeRun {
         System.err.println("consume: " + e.getMessage());
         return 1;
       }
+      Map<Integer, Long> ends = new LinkedHashMap<>();
       for (int shard : shards) {
-        readShard(client, shard);
+        ends.put(shard, commitOffset(client, shard));
       }
+      Thread progress = new Thread(() -> progressLoop(start), "consume-progress");
+      progress.setDaemon(true);
+      progress.start();
+      for (int shard : shards) {
+        readShard(client, shard, ends.get(shard));
+      }
+      progress.interrupt();
     }
     double seconds = (System.nanoTime() - start) / 1e9;
     out.printf("consume: read %d records (%.2f MB) from %s in %.1f s%n", records, bytes / 1e6,
@@ -65,12 +73,44 @@ final class ConsumeRun {
     return report.ok() ? 0 : 1;
   }
 
-  private void readShard(FelixClient client, int shard) throws InterruptedException {
-    long offset = 0;
-    long end = -1;
+  /** The shard's commit offset now (-1 when it cannot be read: the shard is then read until idle). */
+  private long commitOffset(FelixClient client, int shard) {
+    try {
+      return client.fetch(options.stream(), shard, 0, 1024, 0).join().commitOffset();
+    } catch (RuntimeException e) {
+      System.err.println("consume: cannot read the end of shard " + shard + ": " + e.getMessage());
+      return -1;
+    }
+  }
+
+  private void progressLoop(long start) {
+    long last = 0;
+    try {
+      while (true) {
+        Thread.sleep(1000);
+        long now;
+        long b;
+        synchronized (this) {
+          now = records;
+          b = bytes;
+        }
+        out.printf("[%4ds] %9d rec/s  %d records read, %.2f MB%n", Math.round((System.nanoTime() - start) / 1e9),
+            now - last, now, b / 1e6);
+        last = now;
+      }
+    } catch (InterruptedException e) {
+      // reading is over
+    }
+  }
+
+  private void readShard(FelixClient client, int shard, long end) throws InterruptedException {
+    long offset = options.fromBeginning() ? 0 : Math.max(end, 0);
     long lastProgress = System.nanoTime();
     long shardRecords = 0;
     while (System.nanoTime() - lastProgress < options.idle().toNanos()) {
+      if (options.fromBeginning() && end >= 0 && offset >= end) {
+        break;
+      }
       FetchResult r;
       try {
         r = client.fetch(options.stream(), shard, offset, options.maxBytes(),
@@ -80,31 +120,23 @@ final class ConsumeRun {
         Thread.sleep(200);
         continue;
       }
-      if (end < 0) {
-        end = r.commitOffset();
-        if (!options.fromBeginning()) {
-          offset = end;
-          continue;
-        }
-        offset = Math.max(offset, r.logStartOffset());
-        if (r.logStartOffset() > 0) {
-          continue;
-        }
+      if (offset < r.logStartOffset()) {
+        offset = r.logStartOffset();
+        continue;
       }
-      for (FetchedRecord rec : r.records()) {
-        records++;
-        shardRecords++;
-        bytes += rec.value().length;
-        if (options.verify()) {
-          verifier.accept(shard, rec.offset(), rec.value());
+      synchronized (this) {
+        for (FetchedRecord rec : r.records()) {
+          records++;
+          shardRecords++;
+          bytes += rec.value().length;
+          if (options.verify()) {
+            verifier.accept(shard, rec.offset(), rec.value());
+          }
         }
       }
       if (r.nextOffset() > offset) {
         offset = r.nextOffset();
         lastProgress = System.nanoTime();
-      }
-      if (options.fromBeginning() && offset >= end) {
-        break;
       }
     }
     out.printf("shard %d: %d records, next offset %d, end %d%n", shard, shardRecords, offset, end);

@@ -67,6 +67,13 @@ class ProduceConsumeRoundTripTest {
     assertTrue(o.out().contains("verify: OK"), o.out());
   }
 
+  @Test
+  void withoutFromBeginningReadingStartsAtTheEnd() {
+    Outcome o = run("consume", "--bootstrap", peer.address(), "--stream", "s", "--idle", "300ms");
+    assertEquals(0, o.code(), o.out());
+    assertTrue(o.out().contains("consume: read 0 records"), o.out());
+  }
+
   /** How many records of each producer (0..2) the batch holds. */
   private static long[] perProducer(RecordBatch b) {
     long[] n = new long[3];

@@ -19,6 +19,8 @@ class ClientSettingsTest {
     assertEquals(256 * 1024, s.batchSizeBytes());
     assertEquals(1, s.maxInFlightBatchesPerShard());
     assertEquals(false, s.retryAmbiguousErrors());
+    assertEquals(Integer.MAX_VALUE, s.retries());
+    assertEquals(Duration.ofSeconds(120), s.deliveryTimeout());
     assertEquals(List.of(new HostPort("127.0.0.1", 9092)), s.bootstrap());
   }
 

@@ -212,6 +212,52 @@ class ProducerTest {
   }
 
   @Test
+  void batchWaitsWhileTheShardHasNoLeaderAndGoesOnceOneIsKnown() throws Exception {
+    ScriptedBroker b = broker(1);
+    int[] metadataCalls = {0};
+    int[] leaders = {-1};
+    b.script(e -> {
+      if (e.request.hasMetadata()) {
+        synchronized (metadataCalls) {
+          // the third answer onwards names a leader
+          if (++metadataCalls[0] >= 3) {
+            leaders[0] = 1;
+          }
+        }
+      }
+      leaderScript("s", List.of(b.brokerAddress()), leaders, r -> null).onRequest(e);
+    });
+    FelixClient client = client(settings(b).linger(Duration.ZERO).build());
+    assertEquals(new RecordMetadata("s", 0, 0), client.produce("s", 0, null, utf8("x"), List.of()).join());
+    synchronized (metadataCalls) {
+      assertTrue(metadataCalls[0] >= 3, "metadata was re-read until a leader was named");
+    }
+    assertTrue(client.retries() >= 2);
+  }
+
+  @Test
+  void deadLeaderIsAbandonedForTheLeaderNamedByFreshMetadata() throws Exception {
+    ScriptedBroker dead = broker(1);
+    ScriptedBroker alive = broker(2);
+    BrokerAddress deadAddress = dead.brokerAddress();
+    dead.close();
+    int[] leaders = {1};
+    alive.script(e -> {
+      if (e.request.hasMetadata()) {
+        e.reply(ScriptedBroker.metadata("s", List.of(deadAddress, alive.brokerAddress()), leaders));
+        leaders[0] = 2; // failover: the next answer names broker 2
+      } else {
+        e.reply(Response.newBuilder().setProduce(ProduceResponse.newBuilder().setBaseOffset(7)));
+      }
+    });
+    FelixClient client = client(settings(alive).linger(Duration.ZERO).build());
+    RecordMetadata m = client.produce("s", 0, null, utf8("x"), List.of()).join();
+    assertEquals(new RecordMetadata("s", 0, 7), m);
+    // at least one refused connection (nothing written, so retried); more if the retry beat the metadata answer
+    assertTrue(client.retries() >= 1);
+  }
+
+  @Test
   void notAppendedErrorsAreRetriedWithGrowingBackoff() throws Exception {
     ScriptedBroker b = broker(1);
     List<Long> arrivals = new ArrayList<>();

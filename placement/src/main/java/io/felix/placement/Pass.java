@@ -35,8 +35,10 @@ final class Pass {
     }
     layout.setPendingLeaders(stillLeaderless);
     if (!layout.settings.paused()) {
-      new DrainMoves(layout, tiers, steps).plan();
-      new RebalanceMoves(layout, steps).plan();
+      boolean draining = new DrainMoves(layout, tiers, steps).plan();
+      if (!draining) {
+        new RebalanceMoves(layout, steps).plan();
+      }
     }
     return new Plan(steps, leaderless);
   }

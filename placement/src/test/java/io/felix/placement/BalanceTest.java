@@ -85,4 +85,22 @@ class BalanceTest {
     long skewedGroups = five.leaders().groups().keySet().stream().filter(g -> five.leaders().spread(g) >= 2).count();
     assertTrue(skewedGroups >= 1, "cluster-share leaves some group two or more apart: " + five.leaders());
   }
+
+  @Test
+  void totalsAreLeveledOnlyWithShardsOfGroupsTheReceiverLeadsFewerOf() {
+    // Every group is within one already (1/1/0), so no stream move; the totals read 4/4/0.
+    ClusterSnapshot snapshot = Layouts.liveBrokers(3)
+        .stream("a", 3, 1, 1, 0).stream("b", 3, 1, 1, 0).stream("c", 3, 1, 1, 0).stream("d", 3, 1, 1, 0)
+        .snapshot();
+
+    SimulationResult result = Simulator.run(snapshot);
+
+    // Broker 0 gives "a" (broker 2 leads fewer of it); then broker 1 may not give "a" (2 leads as many), so "b".
+    assertEquals(List.of(Reason.CLUSTER, Reason.CLUSTER),
+        result.steps().stream().map(s -> s.step().reason()).toList());
+    assertEquals(List.of(0, 1, 1), counts(result, "a"));
+    assertEquals(List.of(1, 0, 1), counts(result, "b"));
+    assertEquals(List.of(1, 1, 0), counts(result, "c"));
+    assertEquals(List.of(3, 3, 2), totals(result));
+  }
 }

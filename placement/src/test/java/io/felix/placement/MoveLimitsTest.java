@@ -71,6 +71,24 @@ class MoveLimitsTest {
   }
 
   @Test
+  void bestPairHeldBackByAPerBrokerLimitWaitsInsteadOfMovingFromTheNextBroker() {
+    // Broker 0 leads 6 of "g" and broker 3 leads 4; broker 1 leads none. Broker 0 is busy with a move of "other".
+    ClusterSnapshot snapshot = Layouts.liveBrokers(4)
+        .stream("g", 4, 6, 0, 2, 4)
+        .stream("other", 4, 1, 0, 0, 0)
+        .settings(PlacementSettings.DEFAULT.withMaxConcurrentMoves(10).withMaxMovesPerBroker(1))
+        .snapshot()
+        .withMovesInFlight(List.of(new MoveInFlight("other", 0, 0, 2)));
+
+    Plan waiting = Planner.plan(snapshot);
+    assertTrue(waiting.moves().isEmpty(), "the 0 -> 1 move waits; 3 -> 1 would be a worse pair: " + waiting);
+
+    Plan allowed = Planner.plan(snapshot.withSettings(snapshot.settings().withMaxMovesPerBroker(2)));
+    assertEquals(0, allowed.moves().get(0).from());
+    assertEquals(1, allowed.moves().get(0).to());
+  }
+
+  @Test
   void movesInFlightCountAsFinishedAndAgainstTheLimit() {
     Layouts layouts = skewed();
     ClusterSnapshot snapshot = layouts.snapshot();

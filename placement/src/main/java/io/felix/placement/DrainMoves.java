@@ -49,7 +49,7 @@ final class DrainMoves {
     if (to == Layout.NONE) {
       return false;
     }
-    if (layout.limitFor(from, to) == Layout.MoveLimit.NONE) {
+    if (layout.limitFor(from, to) == MoveBudget.Limit.NONE) {
       layout.move(s, from, to);
       steps.add(layout.moveStep(s, Reason.DRAIN, from, to));
     }

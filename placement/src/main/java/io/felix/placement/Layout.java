@@ -51,9 +51,7 @@ final class Layout {
   final int[] hostedTotal;
   final int[] hostedByGroup;
 
-  int movesInFlight;
-  final int[] brokerMoves;
-  private final List<Integer> movingShards = new ArrayList<>();
+  final MoveBudget budget;
 
   /** Shards to place or promote, in slot order; a pass leaves behind only those it could not promote. */
   private List<Integer> pendingLeaders = new ArrayList<>();
@@ -123,7 +121,7 @@ final class Layout {
     leadersByGroup = new int[groupCount * brokerCount];
     hostedTotal = new int[brokerCount];
     hostedByGroup = new int[groupCount * brokerCount];
-    brokerMoves = new int[brokerCount];
+    budget = new MoveBudget(settings, brokerCount);
     groupMost = new int[groupCount];
     groupFewest = new int[groupCount];
     spreadStale = new boolean[groupCount];
@@ -138,7 +136,8 @@ final class Layout {
     for (MoveInFlight move : snapshot.movesInFlight()) {
       int s = slot(move.group(), move.shard());
       finishInPlace(s, broker(move.from()), broker(move.to()));
-      markMoving(s, broker(move.from()), broker(move.to()));
+      inFlight[s] = true;
+      budget.count(s, broker(move.from()), broker(move.to()));
     }
     for (int s = 0; s < shardCount; s++) {
       if (replicas[s] != null) {
@@ -310,7 +309,8 @@ final class Layout {
       leadersTotal[leader[s]]++;
       leadersByGroup[g * brokerCount + leader[s]]++;
     }
-    markMoving(s, from, to);
+    inFlight[s] = true;
+    budget.count(s, from, to);
   }
 
   private void finishInPlace(int s, int from, int to) {
@@ -331,38 +331,20 @@ final class Layout {
     }
   }
 
-  private void markMoving(int s, int from, int to) {
-    inFlight[s] = true;
-    movingShards.add(s);
-    movesInFlight++;
-    brokerMoves[from]++;
-    brokerMoves[to]++;
-  }
-
   /** Whether a move between the two brokers fits the limits, and if not which limit holds it back. */
-  MoveLimit limitFor(int from, int to) {
-    if (movesInFlight >= settings.maxConcurrentMoves()) {
-      return MoveLimit.CLUSTER;
-    }
-    Integer perBroker = settings.maxMovesPerBroker();
-    if (perBroker != null && (brokerMoves[from] >= perBroker || brokerMoves[to] >= perBroker)) {
-      return MoveLimit.BROKER;
-    }
-    return MoveLimit.NONE;
+  MoveBudget.Limit limitFor(int from, int to) {
+    return budget.limitFor(from, to);
   }
 
   boolean clusterLimitReached() {
-    return movesInFlight >= settings.maxConcurrentMoves();
+    return budget.clusterLimitReached();
   }
 
   /** Every move in flight completes: between passes of a simulation. */
   void finishMoves() {
-    for (int s : movingShards) {
+    for (int s : budget.finishAll()) {
       inFlight[s] = false;
     }
-    movingShards.clear();
-    movesInFlight = 0;
-    Arrays.fill(brokerMoves, 0);
   }
 
   /** The step for a move just applied with {@link #move}: it carries the shard's new leader and replica set. */
@@ -402,11 +384,5 @@ final class Layout {
 
   static int ceilDiv(int a, int b) {
     return (a + b - 1) / b;
-  }
-
-  enum MoveLimit {
-    NONE,
-    CLUSTER,
-    BROKER
   }
 }

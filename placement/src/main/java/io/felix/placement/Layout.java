@@ -59,6 +59,13 @@ final class Layout {
   private final int[] groupMost;
   private final int[] groupFewest;
   private final boolean[] spreadStale;
+  /**
+   * A group with no allowed stream move stays that way until its own layout changes (a step or a finished move of
+   * one of its shards) or a capped broker's replica count changes: the stamps let a pass skip it until then.
+   */
+  private final int[] groupVersion;
+  private int capVersion;
+  private final long[] stuckStamp;
 
   private Layout(ClusterSnapshot snapshot) {
     settings = snapshot.settings();
@@ -126,6 +133,9 @@ final class Layout {
     groupFewest = new int[groupCount];
     spreadStale = new boolean[groupCount];
     Arrays.fill(spreadStale, true);
+    groupVersion = new int[groupCount];
+    stuckStamp = new long[groupCount];
+    Arrays.fill(stuckStamp, -1);
 
     for (Assignment a : snapshot.assignments()) {
       int s = slot(a.group(), a.shard());
@@ -184,6 +194,18 @@ final class Layout {
       }
     }
     return false;
+  }
+
+  boolean knownStuck(int g) {
+    return stuckStamp[g] == stamp(g);
+  }
+
+  void markStuck(int g) {
+    stuckStamp[g] = stamp(g);
+  }
+
+  private long stamp(int g) {
+    return ((long) groupVersion[g] << 32) | (capVersion & 0xffffffffL);
   }
 
   /** Most minus fewest leaders of the group over live brokers. */
@@ -269,6 +291,7 @@ final class Layout {
     int g = shardGroup[s];
     replicas[s] = set;
     for (int b : set) {
+      capVersion += cap[b] == NONE ? 0 : 1;
       hostedTotal[b]++;
       hostedByGroup[g * brokerCount + b]++;
     }
@@ -278,6 +301,7 @@ final class Layout {
   void setLeader(int s, int b) {
     int g = shardGroup[s];
     spreadStale[g] = true;
+    groupVersion[g]++;
     if (leader[s] != NONE) {
       leadersTotal[leader[s]]--;
       leadersByGroup[g * brokerCount + leader[s]]--;
@@ -293,7 +317,9 @@ final class Layout {
   void move(int s, int from, int to) {
     int g = shardGroup[s];
     spreadStale[g] = true;
+    groupVersion[g]++;
     if (!holds(s, to)) {
+      capVersion += cap[from] == NONE && cap[to] == NONE ? 0 : 1;
       hostedTotal[from]--;
       hostedByGroup[g * brokerCount + from]--;
       hostedTotal[to]++;
@@ -344,6 +370,7 @@ final class Layout {
   void finishMoves() {
     for (int s : budget.finishAll()) {
       inFlight[s] = false;
+      groupVersion[shardGroup[s]]++;
     }
   }
 

@@ -42,12 +42,13 @@ final class RebalanceMoves {
   private boolean streamMoves() {
     boolean wanted = false;
     for (int g = 0; g < layout.groupCount; g++) {
-      while (layout.groupSpread(g) >= 2) {
+      while (layout.groupSpread(g) >= 2 && !layout.knownStuck(g)) {
         if (layout.clusterLimitReached()) {
           return true;
         }
         Outcome outcome = streamMove(g);
         if (outcome == Outcome.STUCK) {
+          layout.markStuck(g);
           break;
         }
         wanted = true;

@@ -1,7 +1,7 @@
 package io.felix.broker.client;
 
 import com.google.protobuf.CodedInputStream;
-import com.google.protobuf.InvalidProtocolBufferException;
+import java.io.IOException;
 import io.felix.protocol.client.ErrorCode;
 import io.felix.protocol.client.Request;
 import io.felix.protocol.client.Response;
@@ -96,7 +96,7 @@ public final class ClientListener implements AutoCloseable {
       in.setRecursionLimit(RECURSION_LIMIT);
       in.setSizeLimit(body.size());
       request = Request.parseFrom(in);
-    } catch (InvalidProtocolBufferException e) {
+    } catch (IOException e) {
       log.info("closing a client connection: a {}-byte frame is not a Request ({})", body.size(), e.getMessage());
       return done(invalid(0, "the frame is not a protobuf Request (" + e.getMessage() + "); closing the connection"),
           true);

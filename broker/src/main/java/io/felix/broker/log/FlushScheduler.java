@@ -7,7 +7,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,11 +24,11 @@ import org.slf4j.LoggerFactory;
  */
 public final class FlushScheduler implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(FlushScheduler.class);
-  private static final BooleanSupplier STOP = () -> false;
+  private static final Runnable STOP = () -> {};
 
   private final LogSettings.Flush mode;
   private final Duration interval;
-  private final LinkedBlockingQueue<BooleanSupplier> requests = new LinkedBlockingQueue<>();
+  private final LinkedBlockingQueue<Runnable> requests = new LinkedBlockingQueue<>();
   private final CountDownLatch stopped = new CountDownLatch(1);
   private final AtomicLong fsyncs = new AtomicLong();
   private final AtomicLong rounds = new AtomicLong();
@@ -51,14 +50,18 @@ public final class FlushScheduler implements AutoCloseable {
   }
 
   /**
-   * Asks for {@code flush} to run in a coming round; it returns whether it fsynced a file. The caller makes sure
-   * a pending request is not queued twice.
+   * Asks for {@code flush} to run in a coming round. The caller makes sure a pending request is not queued twice,
+   * and calls {@link #countFsync} for each fsync it does (before completing its waiters, so counts are exact).
    */
-  void request(BooleanSupplier flush) {
+  void request(Runnable flush) {
     if (!running) {
       throw new IllegalStateException("flush scheduler is stopped");
     }
     requests.add(flush);
+  }
+
+  void countFsync() {
+    fsyncs.incrementAndGet();
   }
 
   /** Fsyncs done since start (at most one per log per round). */
@@ -72,7 +75,7 @@ public final class FlushScheduler implements AutoCloseable {
   }
 
   private void run() {
-    List<BooleanSupplier> round = new ArrayList<>();
+    List<Runnable> round = new ArrayList<>();
     try {
       while (true) {
         if (mode == LogSettings.Flush.INTERVAL) {
@@ -97,17 +100,15 @@ public final class FlushScheduler implements AutoCloseable {
   }
 
   /** Runs one round; returns whether it saw the stop request. */
-  private boolean runRound(List<BooleanSupplier> round) {
+  private boolean runRound(List<Runnable> round) {
     boolean stop = false;
-    int synced = 0;
-    for (BooleanSupplier flush : round) {
+    for (Runnable flush : round) {
       if (flush == STOP) {
         stop = true;
-      } else if (flush.getAsBoolean()) {
-        synced++;
+      } else {
+        flush.run();
       }
     }
-    fsyncs.addAndGet(synced);
     rounds.incrementAndGet();
     return stop;
   }

@@ -55,7 +55,7 @@ final class LogRecovery {
       }
       Segment segment = Segment.open(dir, name, indexInterval);
       opened.add(segment);
-      Segment.Scan scan = segment.scan(expected, epoch, epochs::observe);
+      Segment.Scan scan = segment.scan(expected, epoch, (base, batchEpoch) -> epochs.observe(batchEpoch, base));
       expected = scan.nextOffset();
       epoch = scan.lastEpoch();
       if (scan.damage() != null) {

@@ -274,18 +274,17 @@ public final class ShardLog implements AutoCloseable {
   // ---- durability ----
 
   /** Runs on the flusher thread: fsyncs the active segment if it has unflushed batches. */
-  private boolean flushRound() {
+  private void flushRound() {
     flushRequested.set(false);
-    boolean synced = false;
     synchronized (flushLock) {
       if (closed || failure != null) {
-        return false;
+        return;
       }
       long end = logEndOffset; // batches below were written before this read, to the active segment or older ones
       if (end > durableOffset) {
         try {
           active.force();
-          synced = true;
+          flusher.countFsync();
           durableOffset = end;
         } catch (IOException e) {
           fail(e);
@@ -293,7 +292,6 @@ public final class ShardLog implements AutoCloseable {
       }
     }
     completeWaiters();
-    return synced;
   }
 
   /** Completes with the durable offset once every record below {@code offset} is fsynced. */

@@ -2,6 +2,7 @@ package io.felix.broker.client;
 
 import com.google.protobuf.CodedInputStream;
 import java.io.IOException;
+import io.felix.protocol.Errors;
 import io.felix.protocol.client.ErrorCode;
 import io.felix.protocol.client.Request;
 import io.felix.protocol.client.Response;

@@ -9,6 +9,7 @@ import io.felix.broker.shard.RecordListSummary;
 import io.felix.broker.shard.ReplicaRegistry;
 import io.felix.broker.shard.ShardReplica;
 import io.felix.protocol.client.BrokerAddress;
+import io.felix.protocol.Errors;
 import io.felix.protocol.client.ErrorCode;
 import io.felix.protocol.client.FetchRequest;
 import io.felix.protocol.client.MetadataRequest;

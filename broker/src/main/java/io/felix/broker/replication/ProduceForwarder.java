@@ -1,6 +1,6 @@
 package io.felix.broker.replication;
 
-import io.felix.broker.client.Errors;
+import io.felix.protocol.Errors;
 import io.felix.protocol.client.ErrorCode;
 import io.felix.protocol.client.ProduceRequest;
 import io.felix.protocol.client.Response;

@@ -2,7 +2,7 @@ package io.felix.broker.shard;
 
 import com.google.protobuf.UnsafeByteOperations;
 import io.felix.broker.assignment.ShardId;
-import io.felix.broker.client.Errors;
+import io.felix.protocol.Errors;
 import io.felix.broker.log.BatchDecoder;
 import io.felix.broker.log.LogBatch;
 import io.felix.broker.log.LogRead;

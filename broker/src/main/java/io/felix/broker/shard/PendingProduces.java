@@ -1,6 +1,6 @@
 package io.felix.broker.shard;
 
-import io.felix.broker.client.Errors;
+import io.felix.protocol.Errors;
 import io.felix.protocol.client.Acks;
 import io.felix.protocol.client.Error;
 import io.felix.protocol.client.ErrorCode;

@@ -1,7 +1,7 @@
 package io.felix.broker.shard;
 
 import io.felix.broker.assignment.ShardId;
-import io.felix.broker.client.Errors;
+import io.felix.protocol.Errors;
 import io.felix.broker.replication.ProduceForwarder;
 import io.felix.broker.replication.ReplicationTransport;
 import io.felix.protocol.client.ErrorCode;

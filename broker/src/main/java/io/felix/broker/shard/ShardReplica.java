@@ -2,7 +2,7 @@ package io.felix.broker.shard;
 
 import io.felix.broker.assignment.ShardAssignment;
 import io.felix.broker.assignment.ShardId;
-import io.felix.broker.client.Errors;
+import io.felix.protocol.Errors;
 import io.felix.broker.log.FlushScheduler;
 import io.felix.broker.log.LogSettings;
 import io.felix.broker.log.ShardLog;

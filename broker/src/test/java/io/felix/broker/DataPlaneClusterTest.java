@@ -24,6 +24,8 @@ import io.felix.protocol.client.Record;
 import io.felix.protocol.client.RecordBatch;
 import io.felix.protocol.client.Request;
 import io.felix.protocol.client.Response;
+import io.felix.protocol.replication.FetchError;
+import io.felix.protocol.replication.ReplicaFetchResult;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -223,6 +225,33 @@ class DataPlaneClusterTest {
       assertEquals(ErrorCode.INVALID_REQUEST, invalid.getError().getCode());
       assertTrue(offender.closedByPeer(), "the offending connection is closed");
       assertBystanderStillServed(bystander, ok.getProduce().getBaseOffset());
+    }
+  }
+
+  @Test
+  void staleEpochFetchIsRejectedAndANewerEpochStopsTheLeaderTakingAppends() throws Exception {
+    ShardId id = new ShardId("epochs", 0); // led by broker 0 at epoch 1
+    try (RawClient producer = new RawClient(brokers.endpoint(0).host(), brokers.endpoint(0).clientPort());
+        RawReplicationPeer peer = new RawReplicationPeer(brokers.endpoint(0).host(),
+            brokers.endpoint(0).replicationPort(), 7)) {
+      Response ok = producer.call(Request.newBuilder().setProduce(ProduceRequest.newBuilder().setStream("epochs")
+          .setShard(0).setRecords(oneRecord("at epoch 1"))));
+      assertEquals(ErrorCode.NONE, ok.getError().getCode());
+
+      ReplicaFetchResult stale = peer.fetch(id, 0, 1);
+      assertEquals(FetchError.FETCH_EPOCH_MISMATCH, stale.getError(), "a fetch under epoch 0 is refused");
+      assertEquals(1, stale.getLeaderEpoch());
+      assertTrue(stale.getBatches().isEmpty(), "nothing is shipped under a stale epoch");
+
+      ReplicaFetchResult newer = peer.fetch(id, 5, 2);
+      assertEquals(FetchError.FETCH_EPOCH_MISMATCH, newer.getError());
+      Response refused = producer.call(Request.newBuilder().setProduce(ProduceRequest.newBuilder()
+          .setStream("epochs").setShard(0).setRecords(oneRecord("after epoch 5 was seen"))));
+      assertEquals(ErrorCode.NOT_LEADER, refused.getError().getCode(), "a leader that saw epoch 5 takes no appends");
+      assertTrue(refused.getError().getNotAppended());
+      ReplicaStatus status = brokers.describe(0, id);
+      assertEquals("fenced", status.role());
+      assertEquals(ok.getProduce().getBaseOffset() + 1, status.logEndOffset(), "the refused batch was not appended");
     }
   }
 

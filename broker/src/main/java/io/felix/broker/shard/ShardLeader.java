@@ -158,10 +158,13 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
     if (fetch.getLeaderEpoch() > epoch) {
       fence("broker " + f.fromBroker() + " follows epoch " + fetch.getLeaderEpoch());
     }
+    if (fetch.getLeaderEpoch() != epoch) {
+      ShardReplica.refuseFetch(ctx, f, epoch, FetchError.FETCH_EPOCH_MISMATCH);
+      return this;
+    }
     FollowerProgress progress = followers.get(f.fromBroker());
-    if (fetch.getLeaderEpoch() != epoch || progress == null) {
-      ShardReplica.refuseFetch(ctx, f, epoch, progress == null ? FetchError.FETCH_NOT_LEADER
-          : FetchError.FETCH_EPOCH_MISMATCH);
+    if (progress == null) {
+      ShardReplica.refuseFetch(ctx, f, epoch, FetchError.FETCH_NOT_LEADER); // not in the replica set or learners
       return this;
     }
     long offset = fetch.getFetchOffset();

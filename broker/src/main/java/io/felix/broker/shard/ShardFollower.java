@@ -1,0 +1,234 @@
+package io.felix.broker.shard;
+
+import io.felix.broker.assignment.ShardAssignment;
+import io.felix.protocol.replication.FetchError;
+import io.felix.protocol.replication.ReplicaFetch;
+import io.felix.protocol.replication.ReplicaFetchResult;
+import io.felix.protocol.replication.ReplicationFrame;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.PostStop;
+import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
+import org.apache.pekko.actor.typed.javadsl.Receive;
+
+/**
+ * The follower role (also a learner's): pulls the leader's log, one fetch in flight at a time.
+ *
+ * <p>Each fetch names the follower's log end, the epoch of its last batch and its stored offset (the ack: only
+ * what the log reports stored, so every ack is true). The leader first checks that the two logs agree up to there
+ * (KIP-101); when they do not it answers with where they part, the follower truncates and fetches again. After an
+ * append the next fetch leaves at once (the fsync overlaps the next round trip), and when the fsync completes a
+ * separate ack-only fetch carries the new stored offset (the leader records it and ships nothing for it).
+ *
+ * <p>Nothing relies on one message arriving: a fetch unanswered within fetch-timeout is sent again; an answer is
+ * used only if it continues the log exactly where it ends now (its fetch offset equals the log end) under the
+ * current epoch, so answers to older, resent or reordered fetches are harmless.
+ *
+ * <p>Without a leader, or with an assignment older than the fence, the follower is idle and fetches nothing.
+ */
+final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
+  private static final long RETRY_NANOS = 100_000_000L;
+
+  private final ReplicaContext ctx;
+  private ShardAssignment assignment;
+  private long fetchId;
+  /** Whether a fetch is out and unanswered (a new one replaces it: the leader keeps only the latest). */
+  private boolean outstanding;
+  private long sentAtNanos;
+  private long nextFetchAtNanos;
+  /** The stored offset the last fetch reported: a higher one is worth an ack of its own. */
+  private long reportedStored = -1;
+
+  private ShardFollower(ReplicaContext ctx, ShardAssignment assignment) {
+    super(ctx.actor);
+    this.ctx = ctx;
+    follow(assignment);
+  }
+
+  static Behavior<ShardReplica.Command> create(ReplicaContext ctx, ShardAssignment assignment) {
+    return new ShardFollower(ctx, assignment);
+  }
+
+  @Override
+  public Receive<ShardReplica.Command> createReceive() {
+    return newReceiveBuilder()
+        .onMessage(ShardReplica.FetchResultArrived.class, this::onFetchResult)
+        .onMessage(ShardReplica.Stored.class, this::onStored)
+        .onMessageEquals(ShardReplica.Tick.INSTANCE, this::onTick)
+        .onMessage(ShardReplica.ClientProduce.class, p -> {
+          p.reply().complete(ShardReplica.notLeader(ctx.id, knownLeader(), ctx.registry));
+          return this;
+        })
+        .onMessage(ShardReplica.ClientFetch.class, f -> {
+          ctx.reads.fetch(f, ctx.commitOffset, false);
+          return this;
+        })
+        .onMessage(ShardReplica.FollowerFetch.class, f -> {
+          ShardReplica.refuseFetch(ctx, f, assignment.leaderEpoch(), FetchError.FETCH_NOT_LEADER);
+          return this;
+        })
+        .onMessage(ShardReplica.Assign.class, this::onAssign)
+        .onMessage(ShardReplica.Fence.class, f -> {
+          ctx.fenceEpoch = Math.max(ctx.fenceEpoch, f.newEpoch());
+          f.replyTo().tell(ctx.status(role(), false));
+          return this;
+        })
+        .onMessage(ShardReplica.Describe.class, d -> {
+          d.replyTo().tell(ctx.status(role(), false));
+          return this;
+        })
+        .onMessage(ShardReplica.Retire.class, r -> ShardReplica.retire(ctx, r))
+        .onSignal(PostStop.class, s -> {
+          ShardReplica.onPostStop(ctx, s);
+          return this;
+        })
+        .build();
+  }
+
+  private void follow(ShardAssignment a) {
+    assignment = a;
+    outstanding = false;
+    if (canFetch()) {
+      ctx.actor.getLog().info("replica {} follows broker {} at epoch {}{} from offset {} (last epoch {})", ctx.id,
+          a.leader(), a.leaderEpoch(), isLearner() ? " as a learner" : "", ctx.log.logEndOffset(), ctx.log.lastEpoch());
+      sendFetch();
+    }
+  }
+
+  private boolean canFetch() {
+    return assignment.leader() != ShardAssignment.NO_LEADER && assignment.leader() != ctx.brokerId
+        && assignment.leaderEpoch() >= ctx.fenceEpoch;
+  }
+
+  private boolean isLearner() {
+    return assignment.learners().contains(ctx.brokerId) && !assignment.replicas().contains(ctx.brokerId);
+  }
+
+  private int knownLeader() {
+    return canFetch() ? assignment.leader() : -1;
+  }
+
+  private String role() {
+    if (!canFetch() && assignment.leaderEpoch() < ctx.fenceEpoch) {
+      return "fenced";
+    }
+    return isLearner() ? "learner" : "follower";
+  }
+
+  private void sendFetch() {
+    outstanding = true;
+    fetchId++;
+    sentAtNanos = System.nanoTime();
+    ctx.send(assignment.leader(), ReplicationFrame.newBuilder().setFetch(fetch()).build());
+  }
+
+  /** Reports a higher stored offset without asking for records (the regular fetch is already out). */
+  private void sendAck() {
+    ctx.send(assignment.leader(), ReplicationFrame.newBuilder().setFetch(fetch().setAckOnly(true)).build());
+  }
+
+  private ReplicaFetch.Builder fetch() {
+    reportedStored = ctx.log.storedOffset();
+    return ReplicaFetch.newBuilder()
+        .setShard(ControlMessageSerializer.ref(ctx.id)).setLeaderEpoch(assignment.leaderEpoch())
+        .setFollowerId(ctx.brokerId).setFetchOffset(ctx.log.logEndOffset()).setLastFetchedEpoch(ctx.log.lastEpoch())
+        .setDurableOffset(reportedStored).setMaxBytes(ctx.settings.fetchMaxBytes()).setFetchId(fetchId);
+  }
+
+  private Behavior<ShardReplica.Command> onFetchResult(ShardReplica.FetchResultArrived arrived) {
+    ReplicaFetchResult r = arrived.result();
+    if (arrived.fromBroker() != assignment.leader() || !canFetch()
+        || r.getFetchOffset() != ctx.log.logEndOffset()) {
+      return this; // not from our leader, no longer wanted, or answers a fetch from another log end (older, resent)
+    }
+    if (r.getLeaderEpoch() != assignment.leaderEpoch() || r.getError() == FetchError.FETCH_EPOCH_MISMATCH
+        || r.getError() == FetchError.FETCH_NOT_LEADER || r.getError() == FetchError.FETCH_REPLICA_FAILED) {
+      if (r.getFetchId() == fetchId) {
+        outstanding = false;
+        nextFetchAtNanos = System.nanoTime() + RETRY_NANOS; // the leader is not there yet (or any more)
+      }
+      return this;
+    }
+    if (r.getError() == FetchError.FETCH_DIVERGING) {
+      truncateToAgreement(r.getDivergingEpoch(), r.getDivergingEndOffset());
+      sendFetch();
+      return this;
+    }
+    outstanding = false;
+    if (r.getBatches().isEmpty()) {
+      ctx.commitTo(r.getCommitOffset());
+      sendFetch();
+      return this;
+    }
+    long end;
+    try {
+      end = ctx.log.appendReplicated(r.getBatches().asReadOnlyByteBuffer());
+    } catch (RuntimeException e) {
+      ctx.actor.getLog().warn("replica {}: batches from broker {} refused ({}); fetching again", ctx.id,
+          arrived.fromBroker(), e.getMessage());
+      nextFetchAtNanos = System.nanoTime() + RETRY_NANOS;
+      return this;
+    }
+    ctx.commitTo(r.getCommitOffset());
+    ctx.log.awaitStored(end).whenComplete((off, failure) -> {
+      if (failure == null) {
+        ctx.actor.getSelf().tell(new ShardReplica.Stored(off));
+      }
+    });
+    sendFetch();
+    return this;
+  }
+
+  /** KIP-101 / KIP-279: keep only what both logs hold under the same epochs. */
+  private void truncateToAgreement(long leaderEpoch, long leaderEnd) {
+    long ours = leaderEpoch < 0 ? 0 : ctx.log.endOffsetForEpoch(leaderEpoch);
+    long target = Math.min(leaderEnd, ours);
+    long before = ctx.log.logEndOffset();
+    if (target < before) {
+      long after = ctx.log.truncateTo(target);
+      ctx.actor.getLog().info("replica {} truncated its diverging suffix from {} to {} (leader epoch {} ends at {})",
+          ctx.id, before, after, leaderEpoch, leaderEnd);
+    }
+  }
+
+  private Behavior<ShardReplica.Command> onStored(ShardReplica.Stored s) {
+    if (canFetch() && s.offset() > reportedStored) {
+      if (outstanding) {
+        sendAck(); // the ack the leader waits for; the fetch that is out stays as it is
+      } else {
+        sendFetch();
+      }
+    }
+    return this;
+  }
+
+  private Behavior<ShardReplica.Command> onTick() {
+    long now = System.nanoTime();
+    if (canFetch()) {
+      if (outstanding && now - sentAtNanos >= ctx.settings.fetchTimeout().toNanos()) {
+        sendFetch(); // lost on the way, or its answer was: ask again
+      } else if (!outstanding && now - nextFetchAtNanos >= 0) {
+        sendFetch();
+      }
+    }
+    ctx.reads.onTick(now, ctx.commitOffset);
+    return this;
+  }
+
+  private Behavior<ShardReplica.Command> onAssign(ShardReplica.Assign a) {
+    ShardAssignment next = a.assignment();
+    if (next.leaderEpoch() < assignment.leaderEpoch()) {
+      return this;
+    }
+    if (next.leader() == ctx.brokerId) {
+      ctx.reads.releaseAll(ctx.commitOffset);
+      return ShardReplica.roleFor(ctx, next, false);
+    }
+    boolean sameLeadership = next.leaderEpoch() == assignment.leaderEpoch() && next.leader() == assignment.leader();
+    if (sameLeadership) {
+      assignment = next; // e.g. a learner promoted to replica: keep the fetch in flight
+      return this;
+    }
+    follow(next);
+    return this;
+  }
+}

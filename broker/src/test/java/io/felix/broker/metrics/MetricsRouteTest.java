@@ -45,4 +45,27 @@ class MetricsRouteTest {
       system.getWhenTerminated().toCompletableFuture().get(10, TimeUnit.SECONDS);
     }
   }
+
+  @Test
+  void eachActorSystemHasItsOwnBrokerMetricsNamedFromItsConfig() throws Exception {
+    ActorSystem<Void> first = ActorSystem.create(Behaviors.empty(), "metrics-a",
+        com.typesafe.config.ConfigFactory.parseString("felix.broker { id = 4, zone = \"c\" }")
+            .withFallback(com.typesafe.config.ConfigFactory.load()));
+    ActorSystem<Void> second = ActorSystem.create(Behaviors.empty(), "metrics-b",
+        com.typesafe.config.ConfigFactory.parseString("felix.broker { id = 5, zone = \"\" }")
+            .withFallback(com.typesafe.config.ConfigFactory.load()));
+    try {
+      assertTrue(BrokerMetrics.of(first) == BrokerMetrics.of(first), "one instance per ActorSystem");
+      BrokerMetrics.of(first).recordAppended("s", 1, 1);
+      assertTrue(BrokerMetrics.of(first).scrape().contains("felix_broker_info{broker=\"4\",zone=\"c\"} 1.0"));
+      assertTrue(BrokerMetrics.of(second).scrape().contains("felix_broker_info{broker=\"5\",zone=\"\"} 1.0"));
+      assertTrue(!BrokerMetrics.of(second).scrape().contains("felix_records_appended_total{"),
+          "the second broker counts nothing of the first");
+    } finally {
+      first.terminate();
+      second.terminate();
+      first.getWhenTerminated().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      second.getWhenTerminated().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+  }
 }

@@ -72,7 +72,7 @@ public final class BrokerMetrics implements Extension {
   private final Gauge replicationLag = gauge("felix_replication_lag_records",
       "Records the follower still lacks behind this leader's log end", "stream", "shard", "follower");
   private final Gauge commitOffset = gauge("felix_commit_offset",
-      "Commit offset (high watermark) of each shard this broker leads", "stream", "shard");
+      "Commit offset (high watermark) of each shard replica on this broker", "stream", "shard");
   private final Counter forwardedBatches = counter("felix_forwarded_batches_total",
       "Plain-mode batches this broker forwarded to the shard's leader, per leader broker", "leader");
   private final Counter forwardedBytes = counter("felix_forwarded_bytes_total",

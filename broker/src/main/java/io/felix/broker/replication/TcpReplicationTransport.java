@@ -49,6 +49,8 @@ public final class TcpReplicationTransport implements ReplicationTransport {
   private final ReplicationSettings settings;
   private final Inbound inbound;
   private final SharedKillSwitch killSwitch = KillSwitches.shared("replication-transport");
+  /** Ends the connections open now (not the listener); replaced by a fresh one each time it is used. */
+  private volatile SharedKillSwitch connectionSwitch = KillSwitches.shared("replication-connections");
   private final Map<Integer, BrokerEndpoint> peers = new ConcurrentHashMap<>();
   private final Map<Integer, BoundedSourceQueue<ByteString>> links = new ConcurrentHashMap<>();
   private final Map<Integer, Boolean> dialling = new ConcurrentHashMap<>();
@@ -125,6 +127,17 @@ public final class TcpReplicationTransport implements ReplicationTransport {
     return bytesSent.get();
   }
 
+  /**
+   * Aborts every broker-to-broker connection open now, as a network failure would; the diallers reconnect with
+   * their backoff. For failure tests and operators.
+   */
+  public void abortConnections(String reason) {
+    SharedKillSwitch old = connectionSwitch;
+    connectionSwitch = KillSwitches.shared("replication-connections");
+    log.info("broker {}: aborting its replication connections: {}", selfId, reason);
+    old.abort(new java.io.IOException("replication connections aborted: " + reason));
+  }
+
   @Override
   public void close() {
     closed = true;
@@ -178,7 +191,7 @@ public final class TcpReplicationTransport implements ReplicationTransport {
     }), Keep.right());
     Pair<CompletionStage<Done>, BoundedSourceQueue<ByteString>> mat = connection.handleWith(
         Flow.fromSinkAndSourceCoupledMat(in, Source.<ByteString>queue(settings.sendQueueFrames()), Keep.both())
-            .via(killSwitch.flow()),
+            .via(killSwitch.flow()).via(connectionSwitch.flow()),
         system);
     queueReady.complete(mat.second());
     mat.first().whenComplete((done, failure) -> {
@@ -198,6 +211,7 @@ public final class TcpReplicationTransport implements ReplicationTransport {
     BrokerEndpoint e = peers.get(peerId);
     Pair<BoundedSourceQueue<ByteString>, CompletionStage<Done>> mat = Source.<ByteString>queue(settings.sendQueueFrames())
         .via(killSwitch.flow())
+        .via(connectionSwitch.flow())
         .via(Tcp.get(system).outgoingConnection(e.host(), e.replicationPort()))
         .via(decoder())
         .toMat(Sink.foreach(frame -> {

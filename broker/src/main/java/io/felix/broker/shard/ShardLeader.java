@@ -331,9 +331,12 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
   }
 
   private void updateInSync(int broker, FollowerProgress p, long now) {
-    boolean inSync = p.fetchOffset >= 0
-        && now - p.lastFetchNanos <= ctx.settings.isrMaxLagTime().toNanos()
-        && ctx.log.logEndOffset() - p.fetchOffset <= ctx.settings.isrMaxLagRecords();
+    boolean recent = p.fetchOffset >= 0 && now - p.lastFetchNanos <= ctx.settings.isrMaxLagTime().toNanos();
+    // Stays in sync within the lag bounds; (re)joins only once caught up with everything committed (hysteresis,
+    // so that a follower hovering at the bound does not flap in and out).
+    boolean inSync = p.inSync
+        ? recent && ctx.log.logEndOffset() - p.fetchOffset <= ctx.settings.isrMaxLagRecords()
+        : recent && p.fetchOffset >= ctx.commitOffset;
     if (inSync != p.inSync) {
       p.inSync = inSync;
       if (!p.learner) {

@@ -51,9 +51,7 @@ final class Layout {
   final int[] hostedTotal;
   final int[] hostedByGroup;
 
-  int movesInFlight;
-  final int[] brokerMoves;
-  private final List<Integer> movingShards = new ArrayList<>();
+  final MoveBudget budget;
 
   /** Shards to place or promote, in slot order; a pass leaves behind only those it could not promote. */
   private List<Integer> pendingLeaders = new ArrayList<>();
@@ -61,6 +59,13 @@ final class Layout {
   private final int[] groupMost;
   private final int[] groupFewest;
   private final boolean[] spreadStale;
+  /**
+   * A group with no allowed stream move stays that way until its own layout changes (a step or a finished move of
+   * one of its shards) or a capped broker's replica count changes: the stamps let a pass skip it until then.
+   */
+  private final int[] groupVersion;
+  private int capVersion;
+  private final long[] stuckStamp;
 
   private Layout(ClusterSnapshot snapshot) {
     settings = snapshot.settings();
@@ -123,11 +128,14 @@ final class Layout {
     leadersByGroup = new int[groupCount * brokerCount];
     hostedTotal = new int[brokerCount];
     hostedByGroup = new int[groupCount * brokerCount];
-    brokerMoves = new int[brokerCount];
+    budget = new MoveBudget(settings, brokerCount);
     groupMost = new int[groupCount];
     groupFewest = new int[groupCount];
     spreadStale = new boolean[groupCount];
     Arrays.fill(spreadStale, true);
+    groupVersion = new int[groupCount];
+    stuckStamp = new long[groupCount];
+    Arrays.fill(stuckStamp, -1);
 
     for (Assignment a : snapshot.assignments()) {
       int s = slot(a.group(), a.shard());
@@ -138,7 +146,8 @@ final class Layout {
     for (MoveInFlight move : snapshot.movesInFlight()) {
       int s = slot(move.group(), move.shard());
       finishInPlace(s, broker(move.from()), broker(move.to()));
-      markMoving(s, broker(move.from()), broker(move.to()));
+      inFlight[s] = true;
+      budget.count(s, broker(move.from()), broker(move.to()));
     }
     for (int s = 0; s < shardCount; s++) {
       if (replicas[s] != null) {
@@ -185,6 +194,18 @@ final class Layout {
       }
     }
     return false;
+  }
+
+  boolean knownStuck(int g) {
+    return stuckStamp[g] == stamp(g);
+  }
+
+  void markStuck(int g) {
+    stuckStamp[g] = stamp(g);
+  }
+
+  private long stamp(int g) {
+    return ((long) groupVersion[g] << 32) | (capVersion & 0xffffffffL);
   }
 
   /** Most minus fewest leaders of the group over live brokers. */
@@ -270,6 +291,7 @@ final class Layout {
     int g = shardGroup[s];
     replicas[s] = set;
     for (int b : set) {
+      capVersion += cap[b] == NONE ? 0 : 1;
       hostedTotal[b]++;
       hostedByGroup[g * brokerCount + b]++;
     }
@@ -279,6 +301,7 @@ final class Layout {
   void setLeader(int s, int b) {
     int g = shardGroup[s];
     spreadStale[g] = true;
+    groupVersion[g]++;
     if (leader[s] != NONE) {
       leadersTotal[leader[s]]--;
       leadersByGroup[g * brokerCount + leader[s]]--;
@@ -294,7 +317,9 @@ final class Layout {
   void move(int s, int from, int to) {
     int g = shardGroup[s];
     spreadStale[g] = true;
+    groupVersion[g]++;
     if (!holds(s, to)) {
+      capVersion += cap[from] == NONE && cap[to] == NONE ? 0 : 1;
       hostedTotal[from]--;
       hostedByGroup[g * brokerCount + from]--;
       hostedTotal[to]++;
@@ -310,7 +335,8 @@ final class Layout {
       leadersTotal[leader[s]]++;
       leadersByGroup[g * brokerCount + leader[s]]++;
     }
-    markMoving(s, from, to);
+    inFlight[s] = true;
+    budget.count(s, from, to);
   }
 
   private void finishInPlace(int s, int from, int to) {
@@ -331,38 +357,21 @@ final class Layout {
     }
   }
 
-  private void markMoving(int s, int from, int to) {
-    inFlight[s] = true;
-    movingShards.add(s);
-    movesInFlight++;
-    brokerMoves[from]++;
-    brokerMoves[to]++;
-  }
-
   /** Whether a move between the two brokers fits the limits, and if not which limit holds it back. */
-  MoveLimit limitFor(int from, int to) {
-    if (movesInFlight >= settings.maxConcurrentMoves()) {
-      return MoveLimit.CLUSTER;
-    }
-    Integer perBroker = settings.maxMovesPerBroker();
-    if (perBroker != null && (brokerMoves[from] >= perBroker || brokerMoves[to] >= perBroker)) {
-      return MoveLimit.BROKER;
-    }
-    return MoveLimit.NONE;
+  MoveBudget.Limit limitFor(int from, int to) {
+    return budget.limitFor(from, to);
   }
 
   boolean clusterLimitReached() {
-    return movesInFlight >= settings.maxConcurrentMoves();
+    return budget.clusterLimitReached();
   }
 
   /** Every move in flight completes: between passes of a simulation. */
   void finishMoves() {
-    for (int s : movingShards) {
+    for (int s : budget.finishAll()) {
       inFlight[s] = false;
+      groupVersion[shardGroup[s]]++;
     }
-    movingShards.clear();
-    movesInFlight = 0;
-    Arrays.fill(brokerMoves, 0);
   }
 
   /** The step for a move just applied with {@link #move}: it carries the shard's new leader and replica set. */
@@ -402,11 +411,5 @@ final class Layout {
 
   static int ceilDiv(int a, int b) {
     return (a + b - 1) / b;
-  }
-
-  enum MoveLimit {
-    NONE,
-    CLUSTER,
-    BROKER
   }
 }

@@ -35,8 +35,10 @@ final class Pass {
     }
     layout.setPendingLeaders(stillLeaderless);
     if (!layout.settings.paused()) {
-      new DrainMoves(layout, tiers, steps).plan();
-      new RebalanceMoves(layout, steps).plan();
+      boolean draining = new DrainMoves(layout, tiers, steps).plan();
+      if (!draining) {
+        new RebalanceMoves(layout, steps).plan();
+      }
     }
     return new Plan(steps, leaderless);
   }
@@ -97,13 +99,29 @@ final class Pass {
 
   private void place(int s) {
     int g = layout.shardGroup[s];
+    // The same choice as LeaderTiers.beats, with the best score kept: this loop runs for every broker per shard.
     int lead = Layout.NONE;
     int leadTier = 0;
+    long leadScore = 0;
     for (int b : layout.live) {
       int tier = tiers.tier(g, b, true);
-      if (tiers.beats(s, b, tier, lead, leadTier)) {
+      if (lead != Layout.NONE) {
+        if (tier > leadTier) {
+          continue;
+        }
+        if (tier == leadTier && tier == LeaderTiers.LAST
+            && layout.leadersTotal[b] != layout.leadersTotal[lead]) {
+          if (layout.leadersTotal[b] > layout.leadersTotal[lead]) {
+            continue;
+          }
+          leadScore = Long.MIN_VALUE; // fewer leaders wins outright
+        }
+      }
+      long score = layout.score(s, b);
+      if (lead == Layout.NONE || tier < leadTier || score > leadScore) {
         lead = b;
         leadTier = tier;
+        leadScore = score;
       }
     }
     int[] set = new FollowerChoice(layout).forNewShard(s, lead, layout.group[g].replicationFactor());

@@ -79,8 +79,7 @@ class GroupCommitTest {
 
   @Test
   void intervalFlushCountsAppendsAsStoredAtOnceAndFsyncsWithinTheInterval() throws Exception {
-    LogSettings interval = new LogSettings(LogSettings.DEFAULT_SEGMENT_BYTES, 4096, LogSettings.Flush.INTERVAL,
-        Duration.ofMillis(50));
+    LogSettings interval = LogSettings.defaults().withFlush(LogSettings.Flush.INTERVAL, Duration.ofMillis(50));
     try (FlushScheduler flusher = FlushScheduler.start(interval, "test-flusher");
         ShardLog log = ShardLog.open(tmp.resolve("interval"), interval, flusher)) {
       log.appendAsLeader(1, 3, 0, 0, payload(1));

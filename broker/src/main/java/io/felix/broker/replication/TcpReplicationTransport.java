@@ -1,7 +1,7 @@
 package io.felix.broker.replication;
 
 import com.google.protobuf.CodedOutputStream;
-import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.CodedInputStream;
 import io.felix.broker.assignment.BrokerEndpoint;
 import io.felix.protocol.replication.PeerHello;
 import io.felix.protocol.replication.ReplicationFrame;
@@ -166,8 +166,11 @@ public final class TcpReplicationTransport implements ReplicationTransport {
     return Framing.lengthField(4, 0, settings.maxFrameSize() + 4, ByteOrder.BIG_ENDIAN)
         .map(bytes -> {
           try {
-            return ReplicationFrame.parseFrom(bytes.drop(4).asByteBuffer());
-          } catch (InvalidProtocolBufferException e) {
+            CodedInputStream in = CodedInputStream.newInstance(bytes.drop(4).toArrayUnsafe());
+            in.enableAliasing(true); // record batches stay views of the frame, not copies
+            in.setSizeLimit(bytes.size());
+            return ReplicationFrame.parseFrom(in);
+          } catch (IOException e) {
             throw new IllegalStateException("unparseable replication frame of " + bytes.size() + " bytes", e);
           }
         });

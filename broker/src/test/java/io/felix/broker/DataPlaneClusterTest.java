@@ -265,6 +265,41 @@ class DataPlaneClusterTest {
   }
 
   @Test
+  void aFetchAtTheCommitOffsetWaitsForTheNextCommittedRecordThenAnswersAtOnce() throws Exception {
+    try (RawClient consumer = new RawClient(brokers.endpoint(2).host(), brokers.endpoint(2).clientPort());
+        RawClient producer = new RawClient(brokers.endpoint(2).host(), brokers.endpoint(2).clientPort())) {
+      Response first = producer.call(Request.newBuilder().setProduce(ProduceRequest.newBuilder().setStream("protocol")
+          .setShard(2).setRecords(oneRecord("first"))));
+      long next = first.getProduce().getBaseOffset() + 1;
+      long started = System.nanoTime();
+      Response empty = consumer.call(Request.newBuilder().setFetch(FetchRequest.newBuilder().setStream("protocol")
+          .setShard(2).setOffset(next).setMaxBytes(4096).setMaxWaitMs(300)));
+      long waitedMs = (System.nanoTime() - started) / 1_000_000;
+      assertEquals(0, empty.getFetch().getBatchesCount());
+      assertTrue(waitedMs >= 290, "an empty fetch waits max_wait_ms, waited " + waitedMs);
+
+      CompletableFuture<Response> parked = CompletableFuture.supplyAsync(() -> {
+        try {
+          return consumer.call(Request.newBuilder().setFetch(FetchRequest.newBuilder().setStream("protocol")
+              .setShard(2).setOffset(next).setMaxBytes(4096).setMaxWaitMs(20_000)));
+        } catch (java.io.IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
+      });
+      Thread.sleep(200);
+      assertTrue(!parked.isDone(), "the fetch waits while nothing is committed at its offset");
+      started = System.nanoTime();
+      producer.call(Request.newBuilder().setProduce(ProduceRequest.newBuilder().setStream("protocol").setShard(2)
+          .setRecords(oneRecord("second"))));
+      Response woken = parked.get(10, TimeUnit.SECONDS);
+      assertTrue((System.nanoTime() - started) / 1_000_000 < 5_000, "answered as soon as the record committed");
+      assertEquals(next, woken.getFetch().getBatches(0).getBaseOffset());
+      assertEquals("second", RecordLists.decode(woken.getFetch().getBatches(0).getRecords()).getRecords(0)
+          .getValue().toStringUtf8());
+    }
+  }
+
+  @Test
   void oversizeFrameGetsFrameTooLargeAndClosesOnlyItsConnection() throws Exception {
     try (RawClient bystander = new RawClient(brokers.endpoint(0).host(), brokers.endpoint(0).clientPort());
         RawClient offender = new RawClient(brokers.endpoint(0).host(), brokers.endpoint(0).clientPort())) {

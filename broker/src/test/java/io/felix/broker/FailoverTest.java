@@ -21,6 +21,7 @@ import io.felix.client.RecordMetadata;
 import io.felix.protocol.RecordLists;
 import io.felix.protocol.client.Acks;
 import io.felix.protocol.client.ErrorCode;
+import io.felix.protocol.client.FetchRequest;
 import io.felix.protocol.client.ProduceRequest;
 import io.felix.protocol.client.Record;
 import io.felix.protocol.client.Request;
@@ -80,6 +81,12 @@ class FailoverTest {
             || r.getError().getCode() == ErrorCode.NOT_ENOUGH_REPLICAS, r.getError().toString());
       }
       assertEquals(3060, brokers.describe(0, SHARD).logEndOffset(), "the old leader holds an unacknowledged suffix");
+      try (RawClient raw = new RawClient(brokers.endpoint(0).host(), brokers.endpoint(0).clientPort())) {
+        Response r = raw.call(Request.newBuilder().setFetch(FetchRequest.newBuilder().setStream(SHARD.stream())
+            .setShard(0).setOffset(3010).setMaxBytes(1 << 20).setMaxWaitMs(200)));
+        assertEquals(0, r.getFetch().getBatchesCount(), "consumers never see records beyond the commit offset");
+        assertEquals(3010, r.getFetch().getCommitOffset());
+      }
       brokers.stop(0);
 
       // Broker 2 comes back (on its old data) and is fenced too: with 1 and 2 a majority has answered.

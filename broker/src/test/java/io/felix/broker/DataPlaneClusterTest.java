@@ -80,6 +80,9 @@ class DataPlaneClusterTest {
         shards.add(new ShardAssignment(new ShardId(stream, s), List.of(0, 1, 2), List.of(), s % 3, 1));
       }
     }
+    // A staged copy: broker 2 learns the log of a shard replicated by 0 and 1.
+    counts.put("learners", 1);
+    shards.add(new ShardAssignment(new ShardId("learners", 0), List.of(0, 1), List.of(2), 0, 1));
     return brokers.table(counts, shards);
   }
 
@@ -296,6 +299,29 @@ class DataPlaneClusterTest {
       assertEquals(next, woken.getFetch().getBatches(0).getBaseOffset());
       assertEquals("second", RecordLists.decode(woken.getFetch().getBatches(0).getRecords()).getRecords(0)
           .getValue().toStringUtf8());
+    }
+  }
+
+  @Test
+  void aLearnerReceivesTheLogButNeverCountsTowardTheQuorum() throws Exception {
+    ShardId id = new ShardId("learners", 0); // replicas 0 (leader) and 1, learner 2
+    try (RawClient raw = new RawClient(brokers.endpoint(0).host(), brokers.endpoint(0).clientPort())) {
+      for (int i = 0; i < 10; i++) {
+        assertEquals(ErrorCode.NONE, raw.call(Request.newBuilder().setProduce(ProduceRequest.newBuilder()
+            .setStream("learners").setShard(0).setRecords(oneRecord("staged-" + i)))).getError().getCode());
+      }
+      TestBrokers.await("the learner holds the leader's log", Duration.ofSeconds(20),
+          () -> brokers.describe(2, id).logEndOffset() == 10);
+      assertEquals("learner", brokers.describe(2, id).role());
+
+      brokers.fence(1, id, 2); // the only other voter stops following epoch 1
+      Response r = raw.call(Request.newBuilder().setProduce(ProduceRequest.newBuilder().setStream("learners")
+          .setShard(0).setRecords(oneRecord("needs a quorum")).setTimeoutMs(700)));
+      assertTrue(r.getError().getCode() == ErrorCode.TIMEOUT || r.getError().getCode() == ErrorCode.NOT_ENOUGH_REPLICAS,
+          r.getError().toString());
+      TestBrokers.await("the learner stored the record", Duration.ofSeconds(20),
+          () -> brokers.describe(2, id).logEndOffset() == 11);
+      assertEquals(10, brokers.describe(0, id).commitOffset(), "the learner's copy committed nothing");
     }
   }
 

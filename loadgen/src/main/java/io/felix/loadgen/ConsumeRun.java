@@ -143,8 +143,8 @@ final class ConsumeRun {
   }
 
   private void print(Verifier.Report report, boolean withLedger) {
-    out.printf("verify: %d records, %d corrupt%s%n", report.records(), report.corrupt(),
-        withLedger ? ", " + report.otherRuns() + " from other runs (ignored)" : "");
+    out.printf("verify: %d records, %d corrupt, %d not from the load generator (ignored)%s%n", report.records(),
+        report.corrupt(), report.foreign(), withLedger ? ", " + report.otherRuns() + " from other runs (ignored)" : "");
     report.corruptSample().forEach(s -> out.println("  corrupt: " + s));
     for (Verifier.ProducerReport p : report.producers()) {
       Map<String, Long> counts = new LinkedHashMap<>();

@@ -137,7 +137,7 @@ class ProduceConsumeRoundTripTest {
     shard2.set(0, InMemoryShardPeer.flipValueByte(shard2.get(0), 0, 50));
     Outcome o = verify();
     assertEquals(1, o.code(), o.out());
-    assertTrue(o.out().contains("verify: 3000 records, 1 corrupt"), o.out());
+    assertTrue(o.out().contains("verify: 3000 records, 1 corrupt, 0 not from the load generator"), o.out());
     assertTrue(o.out().contains("corrupt: shard 2 offset 0: checksum mismatch"), o.out());
   }
 }

@@ -259,7 +259,15 @@ final class Layout {
   }
 
   long score(int s, int b) {
-    return RendezvousScore.score(groupHash[shardGroup[s]], shardNumber(s), brokerId[b]);
+    return RendezvousScore.score(seed(s), brokerId[b]);
+  }
+
+  long seed(int s) {
+    return RendezvousScore.shardSeed(groupHash[shardGroup[s]], shardNumber(s));
+  }
+
+  long score(long seed, int b) {
+    return RendezvousScore.score(seed, brokerId[b]);
   }
 
   /** Distinct zones among a replica set, optionally with {@code out} replaced by {@code in}. */

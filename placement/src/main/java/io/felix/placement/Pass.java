@@ -103,6 +103,7 @@ final class Pass {
     int lead = Layout.NONE;
     int leadTier = 0;
     long leadScore = 0;
+    long seed = layout.seed(s);
     for (int b : layout.live) {
       int tier = tiers.tier(g, b, true);
       if (lead != Layout.NONE) {
@@ -117,7 +118,7 @@ final class Pass {
           leadScore = Long.MIN_VALUE; // fewer leaders wins outright
         }
       }
-      long score = layout.score(s, b);
+      long score = layout.score(seed, b);
       if (lead == Layout.NONE || tier < leadTier || score > leadScore) {
         lead = b;
         leadTier = tier;

@@ -225,6 +225,11 @@ final class Layout {
     return groupMost[g] - groupFewest[g];
   }
 
+  boolean hasShard(String groupName, int shard) {
+    Integer g = indexOfGroup.get(groupName);
+    return g != null && shard >= 0 && shard < group[g].shards();
+  }
+
   int slot(String groupName, int shard) {
     return base[indexOfGroup.get(groupName)] + shard;
   }

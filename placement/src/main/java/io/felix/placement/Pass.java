@@ -44,6 +44,9 @@ final class Pass {
   }
 
   Optional<Step> promoteOne(String groupName, int shard, Set<Integer> inSyncIds) {
+    if (!layout.hasShard(groupName, shard)) {
+      throw new InvalidLayoutException("promote " + groupName + "/" + shard + ": no such shard");
+    }
     int s = layout.slot(groupName, shard);
     if (layout.replicas[s] == null) {
       throw new InvalidLayoutException("promote " + groupName + "/" + shard + ": shard has no assignment");

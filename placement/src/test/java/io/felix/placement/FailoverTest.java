@@ -59,5 +59,9 @@ class FailoverTest {
     InvalidLayoutException e = assertThrows(InvalidLayoutException.class,
         () -> Planner.promote(snapshot, "s", 0, Set.of(7)));
     assertEquals("promote s/0: broker 7 holds no replica of it (replicas [1, 2, 0])", e.getMessage());
+    assertEquals("promote t/0: no such shard", assertThrows(InvalidLayoutException.class,
+        () -> Planner.promote(snapshot, "t", 0, Set.of(0))).getMessage());
+    assertEquals("promote s/9: no such shard", assertThrows(InvalidLayoutException.class,
+        () -> Planner.promote(snapshot, "s", 9, Set.of(0))).getMessage());
   }
 }

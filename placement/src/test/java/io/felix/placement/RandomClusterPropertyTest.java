@@ -48,6 +48,26 @@ class RandomClusterPropertyTest {
   }
 
   @Test
+  void clusterShareLevelsOnlyTheTotalsOfTheSameClusters() {
+    Tally tally = new Tally();
+    long groupsTwoApart = 0;
+    for (long seed = 0; seed < CLUSTERS; seed++) {
+      ClusterSnapshot snapshot = RandomClusters.generate(seed, false);
+      snapshot = snapshot.withSettings(snapshot.settings().withStrategy(Strategy.CLUSTER_SHARE));
+      SimulationResult result = Simulator.run(snapshot, 10_000);
+      String where = "seed " + seed;
+      assertTrue(result.converged(), where);
+      assertTrue(Layouts.withinOne(result.leaders().total()), where + ": totals " + result.leaders().total());
+      groupsTwoApart += result.leaders().groups().values().stream().filter(c -> !Layouts.withinOne(c)).count();
+      tally.add(snapshot, result);
+    }
+    tally.print("plain clusters under cluster-share (the old rule, for comparison)");
+    // The same clusters end with every group level under stream-aware (the test above); the old rule leaves many
+    // two or more apart, which is the skew the stream tally removes.
+    assertTrue(groupsTwoApart > CLUSTERS / 4, "cluster-share left only " + groupsTwoApart + " groups skewed");
+  }
+
+  @Test
   void zonedCappedAndDrainingClustersConvergeWithoutLosingZonesOrPassingCaps() {
     Tally tally = new Tally();
     for (long seed = 0; seed < CLUSTERS; seed++) {

@@ -390,7 +390,7 @@ final class Layout {
   /** The step for a move just applied with {@link #move}: it carries the shard's new leader and replica set. */
   Step moveStep(int s, Reason reason, int from, int to) {
     return new Step(Action.MOVE, reason, group[shardGroup[s]].name(), shardNumber(s), brokerId[from], brokerId[to],
-        brokerId[leader[s]], ids(replicas[s]));
+        leader[s] == NONE ? Assignment.NO_LEADER : brokerId[leader[s]], ids(replicas[s]));
   }
 
   List<Integer> ids(int[] set) {

@@ -311,8 +311,10 @@ final class Layout {
     setLeader(s, leaderBroker);
   }
 
+  /** Sets the leader (a promotion or placement); like every step, it leaves the shard's replicas all in sync. */
   void setLeader(int s, int b) {
     int g = shardGroup[s];
+    inSync[s] = null;
     spreadStale[g] = true;
     groupVersion[g]++;
     if (leader[s] != NONE) {
@@ -353,6 +355,7 @@ final class Layout {
   }
 
   private void finishInPlace(int s, int from, int to) {
+    inSync[s] = null;
     if (holds(s, to)) {
       leader[s] = to;
       return;
@@ -364,7 +367,6 @@ final class Layout {
       }
     }
     replicas[s] = set;
-    inSync[s] = null;
     if (leader[s] == from) {
       leader[s] = to;
     }

@@ -71,7 +71,7 @@ public final class FlushScheduler implements AutoCloseable {
    * caller makes sure a pending request is not queued twice, and calls {@link #countFsync} for each fsync it does
    * (before completing its waiters, so counts are exact).
    */
-  boolean request(Runnable flush) {
+  synchronized boolean request(Runnable flush) {
     if (!running) {
       return false;
     }
@@ -120,10 +120,12 @@ public final class FlushScheduler implements AutoCloseable {
    */
   @Override
   public void close() {
-    if (!running) {
-      return;
+    synchronized (this) { // no request can slip in after the stop markers
+      if (!running) {
+        return;
+      }
+      running = false;
     }
-    running = false;
     stopped.countDown();
     try {
       for (Thread thread : threads) {

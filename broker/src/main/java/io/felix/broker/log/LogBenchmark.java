@@ -17,12 +17,15 @@ import org.HdrHistogram.Recorder;
  * appends/s, MB/s, fsyncs/s and the append-to-durable latency. Not a test: run it by hand.
  *
  * <pre>
- * java -cp broker/target/classes:$(cat cp.txt) io.felix.broker.log.LogBenchmark \
- *     [logs=12] [threads=2] [records-per-batch=16] [record-bytes=1024] [seconds=10] [in-flight-per-log=8] [flush-threads=4] [dir=/tmp]
+ * mvn -B -o -pl protocol,broker package -DskipTests
+ * java -cp broker/target/felix-broker.jar io.felix.broker.log.LogBenchmark \
+ *     [logs=12] [threads=2] [records-per-batch=16] [record-bytes=1024] [seconds=10] [in-flight-per-log=8]
+ *     [flush-threads=4] [dir=java.io.tmpdir]
  * </pre>
  *
  * Each thread owns a share of the logs (one owner per log, as replica actors are) and keeps at most
  * {@code in-flight-per-log} unflushed batches per log, the way a leader pipelines appends while it waits for acks.
+ * Then it closes the logs and reopens them with each {@code verify-on-open} mode, timing the recovery scan.
  */
 public final class LogBenchmark {
   private LogBenchmark() {}

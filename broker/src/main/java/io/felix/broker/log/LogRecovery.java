@@ -30,6 +30,15 @@ final class LogRecovery {
   }
 
   void run() throws IOException {
+    try {
+      recover();
+    } catch (IOException | RuntimeException e) {
+      closeOpened();
+      throw e;
+    }
+  }
+
+  private void recover() throws IOException {
     long started = System.nanoTime();
     long recoveryPoint = readRecoveryPoint();
     List<SegmentName> names = listSegments();
@@ -117,7 +126,7 @@ final class LogRecovery {
         + "a crash leaves, after the recovery point {}", dir, dropped, offset, name, position, problem, recoveryPoint);
   }
 
-  private CorruptLogException corrupt(String problem) {
+  private void closeOpened() {
     for (Segment s : opened) {
       try {
         s.close();
@@ -125,6 +134,9 @@ final class LogRecovery {
         // already failing
       }
     }
+  }
+
+  private CorruptLogException corrupt(String problem) {
     log.error("Log {} is corrupt and will not be served: {}", dir, problem);
     return new CorruptLogException("log " + dir + ": " + problem);
   }

@@ -118,7 +118,7 @@ class ShardLogTest {
   }
 
   @Test
-  void epochIndexGivesTheEndOffsetOfEachEpoch() throws IOException {
+  void epochIndexGivesTheEndOffsetOfEachEpochAndBadAppendsChangeNothing() throws IOException {
     ShardLog log = openLog("a");
     assertEquals(-1, log.lastEpoch());
     assertEquals(0, log.endOffsetForEpoch(0));
@@ -145,6 +145,12 @@ class ShardLogTest {
     assertEquals("1 0\n3 6\n4 12\n",
         Files.readString(log.directory().resolve(EpochIndex.FILE_NAME), StandardCharsets.UTF_8));
 
+    InvalidBatchException tooLarge = assertThrows(InvalidBatchException.class,
+        () -> log.appendAsLeader(4, 1, 0, 0, payload(9, 1000)));
+    assertEquals("a batch of 1048 bytes is larger than felix.log.segment-bytes (1000)", tooLarge.getMessage());
+    InvalidBatchException empty = assertThrows(InvalidBatchException.class,
+        () -> log.appendAsLeader(4, 0, 0, 0, payload(9)));
+    assertEquals("a batch needs at least one record, got 0", empty.getMessage());
     InvalidBatchException stale = assertThrows(InvalidBatchException.class,
         () -> log.appendAsLeader(3, 1, 0, 0, payload(9)));
     assertEquals("leader epoch 3 is below the log's last epoch 4", stale.getMessage());

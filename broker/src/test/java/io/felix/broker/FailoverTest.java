@@ -122,6 +122,28 @@ class FailoverTest {
     byte[] leaderLog = logBytes(1, commitOffset);
     assertArrayEquals(leaderLog, logBytes(0, commitOffset), "the old leader's log equals the new leader's");
     assertArrayEquals(leaderLog, logBytes(2, commitOffset), "the restarted follower's log equals the leader's");
+
+    // Damage inside durable data: the replica must refuse to serve rather than serve bad bytes.
+    Path segment;
+    try (java.util.stream.Stream<Path> files = java.nio.file.Files.list(dir.resolve("broker-2").resolve("failover-0"))) {
+      segment = files.filter(f -> f.getFileName().toString().endsWith(".log")).findFirst().orElseThrow();
+    }
+    try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(segment,
+        java.nio.file.StandardOpenOption.READ, java.nio.file.StandardOpenOption.WRITE)) {
+      ByteBuffer one = ByteBuffer.allocate(1);
+      ch.read(one, 1000);
+      one.put(0, (byte) (one.get(0) ^ 0x5a)).rewind();
+      ch.write(one, 1000);
+    }
+    try (TestBrokers again = new TestBrokers(dir, 0, "")) {
+      again.start(2);
+      again.apply(table(again, 1, 2));
+      TestBrokers.await("broker 2 reports its replica", Duration.ofSeconds(20),
+          () -> again.describe(2, SHARD).hosted());
+      ReplicaStatus failed = again.describe(2, SHARD);
+      assertTrue(failed.failed(), "a replica whose durable log is corrupt is marked failed: " + failed);
+      assertEquals("failed", failed.role());
+    }
   }
 
   private static io.felix.broker.assignment.AssignmentTable table(TestBrokers brokers, int leader, long epoch) {

@@ -234,10 +234,19 @@ public final class TcpReplicationTransport implements ReplicationTransport {
       }
       // A connection that lived a while restarts the backoff; one that failed at once doubles it.
       boolean lived = System.nanoTime() - started > settings.reconnectMaxBackoff().toNanos();
-      Duration next = lived ? settings.reconnectMinBackoff() : min(backoff.multipliedBy(2), settings.reconnectMaxBackoff());
-      log.info("broker {}: replication connection to broker {} at {}:{} ended ({}); reconnecting in {} ms", selfId,
-          peerId, e.host(), e.replicationPort(), failure == null ? "closed" : failure.getMessage(), backoff.toMillis());
-      system.scheduler().scheduleOnce(backoff, () -> dial(peerId, next), system.executionContext());
+      Duration wait = lived ? settings.reconnectMinBackoff() : backoff;
+      Duration next = min(wait.multipliedBy(2), settings.reconnectMaxBackoff());
+      // The first failure says what happened; the retries of a peer that stays down are not worth a line each.
+      boolean firstFailure = wait.equals(settings.reconnectMinBackoff());
+      String message = "broker {}: replication connection to broker {} at {}:{} ended ({}); reconnecting in {} ms";
+      Object[] values = {selfId, peerId, e.host(), e.replicationPort(),
+          failure == null ? "closed" : failure.getMessage(), wait.toMillis()};
+      if (firstFailure) {
+        log.info(message, values);
+      } else {
+        log.debug(message, values);
+      }
+      system.scheduler().scheduleOnce(wait, () -> dial(peerId, next), system.executionContext());
     });
   }
 

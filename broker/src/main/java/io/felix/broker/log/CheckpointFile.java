@@ -1,0 +1,51 @@
+package io.felix.broker.log;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.Optional;
+
+/** A small text file beside the segments, replaced atomically and durably (write a temp file, fsync, rename, fsync the directory). */
+final class CheckpointFile {
+  private final Path file;
+  private final Path temp;
+
+  CheckpointFile(Path dir, String name) {
+    this.file = dir.resolve(name);
+    this.temp = dir.resolve(name + ".tmp");
+  }
+
+  Optional<String> read() throws IOException {
+    Files.deleteIfExists(temp); // a write interrupted by a crash; the previous version still stands
+    return Files.exists(file) ? Optional.of(Files.readString(file, StandardCharsets.UTF_8)) : Optional.empty();
+  }
+
+  void write(String content) throws IOException {
+    try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+        StandardOpenOption.TRUNCATE_EXISTING)) {
+      ByteBuffer buf = ByteBuffer.wrap(content.getBytes(StandardCharsets.UTF_8));
+      while (buf.hasRemaining()) {
+        ch.write(buf);
+      }
+      ch.force(true);
+    }
+    Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    forceDirectory(file.getParent());
+  }
+
+  Path path() {
+    return file;
+  }
+
+  /** Makes created, renamed and deleted directory entries durable. */
+  static void forceDirectory(Path dir) throws IOException {
+    try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
+      ch.force(true);
+    }
+  }
+}

@@ -1,0 +1,95 @@
+package io.felix.broker.log;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The start offset of each leader epoch in a log, for divergence checks (Kafka's KIP-101). Persisted beside the
+ * segments in {@value #FILE_NAME}, one {@code epoch startOffset} line per epoch, replaced atomically on each change
+ * (a new epoch or a truncation: rare). The segments are the source of truth: on open the log rebuilds the index
+ * from the batches it verifies and rewrites the file if it disagrees.
+ *
+ * <p>Thread-safety: the owner thread changes it; any thread may query it (methods are synchronized).
+ */
+final class EpochIndex {
+  static final String FILE_NAME = "leader-epochs";
+
+  /** One epoch and the offset of its first batch. */
+  record Entry(long epoch, long startOffset) {}
+
+  private final List<Entry> entries = new ArrayList<>();
+  private final CheckpointFile file;
+
+  EpochIndex(Path dir) {
+    this.file = new CheckpointFile(dir, FILE_NAME);
+  }
+
+  /** The entries as persisted, or empty if there is no file; a malformed file reads as empty (it is rebuilt). */
+  List<Entry> readPersisted() throws IOException {
+    List<Entry> read = new ArrayList<>();
+    String text = file.read().orElse("");
+    for (String line : text.split("\n")) {
+      if (line.isBlank()) {
+        continue;
+      }
+      String[] parts = line.trim().split(" ");
+      try {
+        read.add(new Entry(Long.parseLong(parts[0]), Long.parseLong(parts[1])));
+      } catch (RuntimeException e) {
+        return List.of();
+      }
+    }
+    return read;
+  }
+
+  /** Records an epoch seen in a batch at {@code baseOffset} (only a higher epoch adds an entry); not persisted. */
+  synchronized boolean observe(long epoch, long baseOffset) {
+    if (entries.isEmpty() || epoch > entries.get(entries.size() - 1).epoch()) {
+      entries.add(new Entry(epoch, baseOffset));
+      return true;
+    }
+    return false;
+  }
+
+  /** Drops the epochs that start at or after {@code endOffset}; returns whether anything changed. */
+  synchronized boolean truncateFrom(long endOffset) {
+    boolean changed = false;
+    while (!entries.isEmpty() && entries.get(entries.size() - 1).startOffset() >= endOffset) {
+      entries.remove(entries.size() - 1);
+      changed = true;
+    }
+    return changed;
+  }
+
+  void persist() throws IOException {
+    StringBuilder text = new StringBuilder();
+    for (Entry e : entries()) {
+      text.append(e.epoch()).append(' ').append(e.startOffset()).append('\n');
+    }
+    file.write(text.toString());
+  }
+
+  synchronized List<Entry> entries() {
+    return List.copyOf(entries);
+  }
+
+  /** The last epoch, or -1 for an empty log. */
+  synchronized long lastEpoch() {
+    return entries.isEmpty() ? -1 : entries.get(entries.size() - 1).epoch();
+  }
+
+  /**
+   * KIP-101: the start offset of the first epoch greater than {@code epoch}, or {@code logEndOffset} if there is
+   * none. A follower whose last epoch is {@code epoch} truncates to this offset (when its log is longer).
+   */
+  synchronized long endOffsetFor(long epoch, long logEndOffset) {
+    for (Entry e : entries) {
+      if (e.epoch() > epoch) {
+        return e.startOffset();
+      }
+    }
+    return logEndOffset;
+  }
+}

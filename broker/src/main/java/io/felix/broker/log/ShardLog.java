@@ -1,0 +1,596 @@
+package io.felix.broker.log;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The segmented, append-only log of one shard replica, in one directory.
+ *
+ * <h2>On disk</h2>
+ * <ul>
+ *   <li>{@code <baseOffset, 20 digits>.log} segment files ({@link SegmentName}): {@link LogBatch} frames back to back,
+ *       each with a 48-byte header (base offset, record count, leader epoch, first and max timestamp, payload length,
+ *       CRC32C over the whole batch) and the opaque payload. A segment rolls when the next batch would take it past
+ *       {@code segment-bytes}.
+ *   <li>{@value EpochIndex#FILE_NAME}: {@code epoch startOffset} per line, the first offset of each leader epoch.
+ *   <li>{@value #RECOVERY_POINT}: an offset below which every batch was fsynced (written at each roll, truncation
+ *       and clean close).
+ *   <li>{@value #LOCK}: locked while the log is open, so two owners can never write one directory.
+ * </ul>
+ * The sparse offset index (an entry every {@code index-interval-bytes}) lives in memory, built by the scan on open.
+ *
+ * <h2>Invariants</h2>
+ * Offsets are contiguous: each batch starts where the previous one ended, across segments; a segment's first batch
+ * has the segment's base offset. Leader epochs never decrease along the log. Everything below the recovery point is
+ * durable and intact.
+ *
+ * <h2>Recovery</h2>
+ * Open verifies every batch of every segment (header, CRC, continuity, epochs): a log of a few GiB reads at disk
+ * speed. Damage at or after the recovery point is what a crash leaves (a torn write, or pages of unflushed batches
+ * written back out of order): that batch and everything after it are dropped, with a WARN line giving the bytes
+ * dropped. Damage below the recovery point is corruption of data known to be durable (acknowledged): open fails with
+ * {@link CorruptLogException} so the replica is marked failed instead of serving bad data or silently forgetting it.
+ *
+ * <h2>Durability</h2>
+ * Appends write to the page cache; the broker's {@link FlushScheduler} fsyncs. With {@code flush = always} a batch
+ * counts as stored only once fsynced ({@link #awaitStored}); concurrent appends to many logs share fsync rounds
+ * (group commit), so an append waits about one round (0.5 ms per dirty log here) but throughput does not pay an fsync
+ * per append. With {@code flush = interval} a batch counts as stored once written, and is fsynced within the
+ * interval: lower latency and fewer fsyncs, but a power loss on a majority of replicas can lose acknowledged records.
+ *
+ * <h2>Thread-safety</h2>
+ * One owner thread (the replica actor) calls every method that changes the log: appends, {@link #truncateTo},
+ * {@link #close}, {@link #deleteAll}. Any thread may call {@link #read} and the offset getters: reads see batches up to
+ * the published (volatile) log end offset, with positional file reads. A read that overlaps a truncation is detected
+ * (a generation counter, odd while truncating) and retried, so it never returns bytes from before and after a cut;
+ * a read beyond the new end returns nothing or fails with {@link OffsetOutOfRangeException}. The flusher thread only
+ * fsyncs, under a lock shared with roll, truncation and close.
+ */
+public final class ShardLog implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(ShardLog.class);
+  static final String RECOVERY_POINT = "recovery-point";
+  static final String LOCK = ".lock";
+
+  private final Path dir;
+  private final LogSettings settings;
+  private final FlushScheduler flusher;
+  private final ConcurrentSkipListMap<Long, Segment> segments;
+  private final EpochIndex epochs;
+  private final CheckpointFile recoveryPointFile;
+  private final FileChannel lockChannel;
+  private final FileLock lock;
+  private final Object flushLock = new Object();
+  private final AtomicLong truncations = new AtomicLong();
+  private final AtomicBoolean flushRequested = new AtomicBoolean();
+  private final PriorityQueue<Waiter> waiters = new PriorityQueue<>(Comparator.comparingLong(Waiter::offset));
+  private volatile Segment active;
+  private volatile long logEndOffset;
+  private volatile long durableOffset;
+  private volatile IOException failure;
+  private volatile boolean closed;
+  private long recoveryPoint;
+
+  private record Waiter(long offset, CompletableFuture<Long> future) {}
+
+  private ShardLog(Path dir, LogSettings settings, FlushScheduler flusher, FileChannel lockChannel, FileLock lock) {
+    this.dir = dir;
+    this.settings = settings;
+    this.flusher = flusher;
+    this.segments = new ConcurrentSkipListMap<>();
+    this.epochs = new EpochIndex(dir);
+    this.recoveryPointFile = new CheckpointFile(dir, RECOVERY_POINT);
+    this.lockChannel = lockChannel;
+    this.lock = lock;
+  }
+
+  /**
+   * Opens (creating if absent) the log in {@code dir}, verifying it (see Recovery above).
+   *
+   * @throws CorruptLogException if durable data is damaged
+   * @throws IOException if the directory cannot be read or is already open (in this or another process)
+   */
+  public static ShardLog open(Path dir, LogSettings settings, FlushScheduler flusher) throws IOException {
+    Files.createDirectories(dir);
+    FileChannel lockChannel = FileChannel.open(dir.resolve(LOCK), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+    FileLock lock;
+    try {
+      lock = lockChannel.tryLock();
+    } catch (OverlappingFileLockException e) {
+      lock = null;
+    }
+    if (lock == null) {
+      lockChannel.close();
+      throw new IOException("log directory " + dir + " is already open by another owner");
+    }
+    ShardLog shardLog = new ShardLog(dir, settings, flusher, lockChannel, lock);
+    try {
+      new LogRecovery(shardLog).run();
+    } catch (IOException | RuntimeException e) {
+      shardLog.closeFiles();
+      throw e;
+    }
+    return shardLog;
+  }
+
+  // ---- state used by LogRecovery while opening ----
+
+  Path dir() {
+    return dir;
+  }
+
+  LogSettings settings() {
+    return settings;
+  }
+
+  EpochIndex epochs() {
+    return epochs;
+  }
+
+  CheckpointFile recoveryPointFile() {
+    return recoveryPointFile;
+  }
+
+  void recovered(List<Segment> opened, long endOffset, long recoveredPoint) {
+    for (Segment s : opened) {
+      segments.put(s.baseOffset(), s);
+    }
+    active = opened.get(opened.size() - 1);
+    logEndOffset = endOffset;
+    durableOffset = endOffset; // everything read back from disk is as durable as it gets
+    recoveryPoint = recoveredPoint;
+  }
+
+  // ---- appends (owner thread) ----
+
+  /**
+   * Appends a batch as the leader, which assigns its offsets: {@code [returned base, base + recordCount)}.
+   * The payload (an encoded RecordList) is written as it is.
+   *
+   * @throws InvalidBatchException if the epoch is below the log's last epoch, the count is not positive or the batch
+   *     is larger than a segment; nothing is written
+   * @throws UncheckedIOException if the write fails; the log is then failed
+   */
+  public long appendAsLeader(long leaderEpoch, int recordCount, long firstTimestamp, long maxTimestamp,
+      ByteBuffer payload) {
+    checkWritable();
+    if (recordCount < 1) {
+      throw new InvalidBatchException("a batch needs at least one record, got " + recordCount);
+    }
+    long lastEpoch = epochs.lastEpoch();
+    if (leaderEpoch < lastEpoch || leaderEpoch < 0) {
+      throw new InvalidBatchException("leader epoch " + leaderEpoch + " is below the log's last epoch " + lastEpoch);
+    }
+    checkSize(LogBatch.HEADER_BYTES + (long) payload.remaining());
+    long base = logEndOffset;
+    ByteBuffer header = LogBatch.encodeHeader(base, recordCount, leaderEpoch, firstTimestamp, maxTimestamp, payload);
+    write(header, payload, base, base + recordCount, leaderEpoch);
+    return base;
+  }
+
+  /**
+   * Appends batches framed by the leader, as they are (a follower's append). All are checked first (header, CRC,
+   * base offset continuing this log's end, epochs not below the last epoch, size); if any fails nothing is written.
+   *
+   * @return the new log end offset
+   * @throws InvalidBatchException naming the first bad batch
+   */
+  public long appendReplicated(ByteBuffer batches) {
+    checkWritable();
+    List<LogBatch> checked = new ArrayList<>();
+    long expected = logEndOffset;
+    long epoch = epochs.lastEpoch();
+    BatchDecoder decoder = new BatchDecoder(batches);
+    while (decoder.hasNext()) {
+      LogBatch batch = decoder.next();
+      if (batch.baseOffset() != expected) {
+        throw new InvalidBatchException("batch " + checked.size() + " starts at offset " + batch.baseOffset()
+            + " but the log continues at " + expected);
+      }
+      if (batch.leaderEpoch() < epoch) {
+        throw new InvalidBatchException("batch " + checked.size() + " at offset " + batch.baseOffset()
+            + " has leader epoch " + batch.leaderEpoch() + ", below the log's epoch " + epoch);
+      }
+      checkSize(batch.sizeInBytes());
+      checked.add(batch);
+      expected = batch.nextOffset();
+      epoch = batch.leaderEpoch();
+    }
+    ByteBuffer source = batches.slice();
+    for (LogBatch batch : checked) {
+      ByteBuffer header = source.duplicate().position(batch.position()).limit(batch.position() + LogBatch.HEADER_BYTES);
+      write(header, batch.payload(), batch.baseOffset(), batch.nextOffset(), batch.leaderEpoch());
+    }
+    return logEndOffset;
+  }
+
+  private void checkSize(long batchBytes) {
+    if (batchBytes > settings.segmentBytes()) {
+      throw new InvalidBatchException("a batch of " + batchBytes + " bytes is larger than felix.log.segment-bytes ("
+          + settings.segmentBytes() + ")");
+    }
+  }
+
+  private void write(ByteBuffer header, ByteBuffer payload, long base, long next, long epoch) {
+    try {
+      int bytes = header.remaining() + payload.remaining();
+      if (active.size() > 0 && active.size() + (long) bytes > settings.segmentBytes()) {
+        roll();
+      }
+      if (epochs.observe(epoch, base)) {
+        epochs.persist();
+      }
+      active.append(header, payload, base, next);
+      logEndOffset = next; // publish to readers and to the flusher
+    } catch (IOException e) {
+      fail(e);
+      throw new UncheckedIOException("append to " + dir + " failed; the log is failed", e);
+    }
+    if (flushRequested.compareAndSet(false, true)) {
+      flusher.request(this::flushRound);
+    }
+  }
+
+  /** Seals the active segment (fsynced, so it lies below the recovery point) and starts a new one. */
+  private void roll() throws IOException {
+    synchronized (flushLock) {
+      long end = logEndOffset;
+      active.force();
+      durableOffset = end;
+      writeRecoveryPoint(end);
+      Segment next = Segment.create(dir, end, settings.indexIntervalBytes());
+      CheckpointFile.forceDirectory(dir);
+      segments.put(end, next);
+      active = next;
+    }
+    completeWaiters();
+  }
+
+  private void writeRecoveryPoint(long offset) throws IOException {
+    recoveryPointFile.write(Long.toString(offset));
+    recoveryPoint = offset;
+  }
+
+  // ---- durability ----
+
+  /** Runs on the flusher thread: fsyncs the active segment if it has unflushed batches. */
+  private void flushRound() {
+    flushRequested.set(false);
+    synchronized (flushLock) {
+      if (closed || failure != null) {
+        return;
+      }
+      long end = logEndOffset; // batches below were written before this read, to the active segment or older ones
+      if (end > durableOffset) {
+        try {
+          active.force();
+          flusher.countFsync();
+          durableOffset = end;
+        } catch (IOException e) {
+          fail(e);
+        }
+      }
+    }
+    completeWaiters();
+  }
+
+  /** Completes with the durable offset once every record below {@code offset} is fsynced. */
+  public CompletionStage<Long> awaitDurable(long offset) {
+    IOException failed = failure;
+    if (failed != null) {
+      return CompletableFuture.failedFuture(failed);
+    }
+    long durable = durableOffset;
+    if (durable >= offset) {
+      return CompletableFuture.completedFuture(durable);
+    }
+    if (offset > logEndOffset) {
+      throw new IllegalArgumentException("offset " + offset + " is beyond the log end " + logEndOffset);
+    }
+    CompletableFuture<Long> future = new CompletableFuture<>();
+    synchronized (waiters) {
+      waiters.add(new Waiter(offset, future));
+    }
+    completeWaiters(); // the flusher may have advanced between the check and the add
+    return future;
+  }
+
+  /**
+   * Completes once every record below {@code offset} counts as stored under the flush policy: fsynced with
+   * {@code flush = always}, written with {@code flush = interval}. The replica acknowledges on this.
+   */
+  public CompletionStage<Long> awaitStored(long offset) {
+    if (settings.flush() == LogSettings.Flush.INTERVAL) {
+      long end = logEndOffset;
+      if (offset > end) {
+        throw new IllegalArgumentException("offset " + offset + " is beyond the log end " + end);
+      }
+      return CompletableFuture.completedFuture(end);
+    }
+    return awaitDurable(offset);
+  }
+
+  /** The offset below which records count as stored under the flush policy (see {@link #awaitStored}). */
+  public long storedOffset() {
+    return settings.flush() == LogSettings.Flush.INTERVAL ? logEndOffset : durableOffset;
+  }
+
+  private void completeWaiters() {
+    List<Waiter> done = new ArrayList<>();
+    long durable;
+    synchronized (waiters) {
+      durable = durableOffset;
+      while (!waiters.isEmpty() && waiters.peek().offset() <= durable) {
+        done.add(waiters.poll());
+      }
+    }
+    for (Waiter w : done) {
+      w.future().complete(durable);
+    }
+  }
+
+  private void failWaiters(long aboveOffset, Exception cause) {
+    List<Waiter> failed = new ArrayList<>();
+    synchronized (waiters) {
+      waiters.removeIf(w -> {
+        if (w.offset() > aboveOffset) {
+          failed.add(w);
+          return true;
+        }
+        return false;
+      });
+    }
+    failed.forEach(w -> w.future().completeExceptionally(cause));
+  }
+
+  private void fail(IOException e) {
+    if (failure == null) {
+      failure = e;
+      log.error("Log {} failed and stops accepting writes: {}", dir, e.toString());
+    }
+    failWaiters(-1, e);
+  }
+
+  // ---- reads (any thread) ----
+
+  /** Reads up to the log end; see {@link #read(long, int, long)}. */
+  public LogRead read(long offset, int maxBytes) {
+    return read(offset, maxBytes, Long.MAX_VALUE);
+  }
+
+  /**
+   * Reads whole batches starting with the one that contains {@code offset}: about {@code maxBytes} at most (the first
+   * batch is returned whole even if larger, so a reader always makes progress), only batches that end at or before
+   * {@code upperOffset} (the commit offset, for consumers) and the log end, and from one segment per call.
+   *
+   * @throws OffsetOutOfRangeException if {@code offset} is below the log start or beyond the log end
+   */
+  public LogRead read(long offset, int maxBytes, long upperOffset) {
+    for (int attempt = 0; ; attempt++) {
+      long generation = truncations.get();
+      long end = logEndOffset;
+      long start = logStartOffset();
+      if (offset < start || offset > end) {
+        throw new OffsetOutOfRangeException(offset, start, end);
+      }
+      long limit = Math.min(upperOffset, end);
+      if (offset >= limit || (generation & 1) != 0) {
+        return new LogRead(ByteBuffer.allocate(0), offset);
+      }
+      Map.Entry<Long, Segment> entry = segments.floorEntry(offset);
+      try {
+        LogRead read = entry.getValue().read(offset, maxBytes, limit);
+        if (truncations.get() == generation) {
+          return read;
+        }
+      } catch (IOException e) {
+        if (truncations.get() == generation) {
+          if (closed) {
+            throw new IllegalStateException("log " + dir + " is closed");
+          }
+          throw new UncheckedIOException("read of " + dir + " at offset " + offset + " failed", e);
+        }
+      }
+      if (attempt >= 3) {
+        return new LogRead(ByteBuffer.allocate(0), offset); // truncating again and again: let the reader come back
+      }
+    }
+  }
+
+  /** The offset after the last appended record (published: readers see batches below it). */
+  public long logEndOffset() {
+    return logEndOffset;
+  }
+
+  /** The first offset held (no retention yet: the first segment's base offset, 0 for a new log). */
+  public long logStartOffset() {
+    return segments.firstKey();
+  }
+
+  /** The offset below which every record is fsynced. */
+  public long durableOffset() {
+    return durableOffset;
+  }
+
+  /** The epoch of the last batch, or -1 for an empty log. */
+  public long lastEpoch() {
+    return epochs.lastEpoch();
+  }
+
+  /** KIP-101: the start offset of the first epoch greater than {@code epoch}, or the log end offset if none. */
+  public long endOffsetForEpoch(long epoch) {
+    return epochs.endOffsetFor(epoch, logEndOffset);
+  }
+
+  /** (epoch, start offset) of each leader epoch in the log, oldest first. */
+  public List<EpochIndex.Entry> epochStarts() {
+    return epochs.entries();
+  }
+
+  public Path directory() {
+    return dir;
+  }
+
+  /** Number of segment files. */
+  public int segmentCount() {
+    return segments.size();
+  }
+
+  // ---- truncation, close (owner thread) ----
+
+  /**
+   * Removes every batch at or after {@code offset}, durably; a batch that contains {@code offset} is removed whole,
+   * so the new end is the largest batch boundary at or below {@code offset}. Waiters for removed offsets fail.
+   *
+   * @return the new log end offset
+   * @throws OffsetOutOfRangeException if {@code offset} is below the log start
+   */
+  public long truncateTo(long offset) {
+    checkWritable();
+    long end = logEndOffset;
+    if (offset >= end) {
+      return end;
+    }
+    if (offset < logStartOffset()) {
+      throw new OffsetOutOfRangeException(offset, logStartOffset(), end);
+    }
+    long newEnd;
+    truncations.incrementAndGet(); // odd: readers back off
+    try {
+      synchronized (flushLock) {
+        Segment keep = segments.floorEntry(offset).getValue();
+        Segment.BatchStart cut = keep.locate(offset);
+        if (cut == null) {
+          throw new IOException("no batch contains offset " + offset + " in segment " + keep.name
+              + " although it is below the log end " + end);
+        }
+        newEnd = cut.baseOffset();
+        List<Segment> later = new ArrayList<>(segments.tailMap(keep.baseOffset(), false).values());
+        for (Segment s : later) {
+          segments.remove(s.baseOffset());
+          s.closeAndDelete();
+        }
+        keep.truncateTo(cut.position(), newEnd);
+        active = keep;
+        logEndOffset = newEnd;
+        durableOffset = Math.min(durableOffset, newEnd);
+        if (epochs.truncateFrom(newEnd)) {
+          epochs.persist();
+        }
+        if (recoveryPoint > newEnd) {
+          writeRecoveryPoint(newEnd);
+        } else if (!later.isEmpty()) {
+          CheckpointFile.forceDirectory(dir);
+        }
+      }
+    } catch (IOException e) {
+      fail(e);
+      throw new UncheckedIOException("truncation of " + dir + " to " + offset + " failed; the log is failed", e);
+    } finally {
+      truncations.incrementAndGet();
+    }
+    log.info("Truncated log {} from end offset {} to {}", dir, end, newEnd);
+    failWaiters(newEnd, new IllegalStateException("records at or after offset " + newEnd + " were truncated"));
+    return newEnd;
+  }
+
+  /** Fsyncs, records the end as the recovery point and closes the files. Idempotent. */
+  @Override
+  public void close() throws IOException {
+    if (closed) {
+      return;
+    }
+    synchronized (flushLock) {
+      closed = true;
+      try {
+        if (failure == null) {
+          long end = logEndOffset;
+          active.force();
+          durableOffset = end;
+          writeRecoveryPoint(end);
+        }
+      } finally {
+        closeFiles();
+      }
+    }
+    completeWaiters();
+    failWaiters(-1, new IllegalStateException("log " + dir + " was closed"));
+  }
+
+  /** Closes the files without fsync or recovery point: what a process crash leaves. For recovery tests. */
+  void closeAsIfCrashed() throws IOException {
+    synchronized (flushLock) {
+      closed = true;
+      closeFiles();
+    }
+  }
+
+  /** Closes the log and deletes its directory with everything in it. */
+  public void deleteAll() throws IOException {
+    synchronized (flushLock) {
+      closed = true;
+      closeFiles();
+    }
+    failWaiters(-1, new IllegalStateException("log " + dir + " was deleted"));
+    try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
+      for (Path f : files) {
+        Files.delete(f);
+      }
+    }
+    Files.delete(dir);
+  }
+
+  private void closeFiles() throws IOException {
+    IOException first = null;
+    for (Segment s : segments.values()) {
+      try {
+        s.close();
+      } catch (IOException e) {
+        first = first == null ? e : first;
+      }
+    }
+    try {
+      lock.release();
+    } catch (ClosedChannelException ignored) {
+      // already released
+    }
+    lockChannel.close();
+    if (first != null) {
+      throw first;
+    }
+  }
+
+  private void checkWritable() {
+    if (closed) {
+      throw new IllegalStateException("log " + dir + " is closed");
+    }
+    if (failure != null) {
+      throw new IllegalStateException("log " + dir + " failed earlier (" + failure + ") and accepts no writes");
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "ShardLog(" + dir + ", end " + logEndOffset + ", durable " + durableOffset + ")";
+  }
+}

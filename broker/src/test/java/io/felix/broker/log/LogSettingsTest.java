@@ -1,0 +1,61 @@
+package io.felix.broker.log;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class LogSettingsTest {
+  static Config withOverride(String hocon) {
+    return ConfigFactory.parseString(hocon).withFallback(ConfigFactory.defaultReference()).getConfig("felix.log");
+  }
+
+  @Test
+  void referenceConfGivesTheDefaults() {
+    LogSettings settings = LogSettings.fromConfig(ConfigFactory.defaultReference().getConfig("felix.log"));
+    assertEquals(LogSettings.defaults(), settings);
+    assertEquals(128L * 1024 * 1024, settings.segmentBytes());
+    assertEquals(LogSettings.Flush.ALWAYS, settings.flush());
+  }
+
+  @Test
+  void intervalFlushIsRead() {
+    LogSettings settings = LogSettings.fromConfig(withOverride("felix.log { flush = interval, flush-interval = 2s }"));
+    assertEquals(LogSettings.Flush.INTERVAL, settings.flush());
+    assertEquals(Duration.ofSeconds(2), settings.flushInterval());
+  }
+
+  @Test
+  void badValuesAreRejectedNamingTheKey() {
+    assertEquals("felix.log.flush must be always or interval, got 'sometimes'",
+        assertThrows(IllegalArgumentException.class,
+            () -> LogSettings.fromConfig(withOverride("felix.log.flush = sometimes"))).getMessage());
+    assertEquals("felix.log.segment-bytes must be between 49 and 2147483647 bytes, got 10",
+        assertThrows(IllegalArgumentException.class,
+            () -> LogSettings.fromConfig(withOverride("felix.log.segment-bytes = 10"))).getMessage());
+    assertEquals("felix.log.segment-bytes must be between 49 and 2147483647 bytes, got 4294967296",
+        assertThrows(IllegalArgumentException.class,
+            () -> LogSettings.fromConfig(withOverride("felix.log.segment-bytes = 4 GiB"))).getMessage());
+    assertEquals("felix.log.flush-interval must be a positive duration, got PT0S",
+        assertThrows(IllegalArgumentException.class,
+            () -> LogSettings.fromConfig(withOverride("felix.log.flush-interval = 0ms"))).getMessage());
+    String notADuration = assertThrows(IllegalArgumentException.class,
+        () -> LogSettings.fromConfig(withOverride("felix.log.flush-interval = soon"))).getMessage();
+    assertEquals(true, notADuration.startsWith("felix.log.flush-interval is not valid: "), notADuration);
+    assertEquals("felix.log.index-interval-bytes is missing", assertThrows(IllegalArgumentException.class,
+        () -> LogSettings.fromConfig(ConfigFactory.parseString("segment-bytes = 1 MiB, flush = always, "
+            + "flush-interval = 1s"))).getMessage());
+  }
+
+  @Test
+  void segmentNamesParseAndFormat() {
+    assertEquals("00000000000000000042.log", new SegmentName(42).logFileName());
+    assertEquals(new SegmentName(42), SegmentName.parse("00000000000000000042.log").orElseThrow());
+    assertEquals(true, SegmentName.parse("42.log").isEmpty());
+    assertEquals(true, SegmentName.parse("00000000000000000042.log.tmp").isEmpty());
+    assertEquals(true, SegmentName.parse("99999999999999999999.log").isEmpty());
+  }
+}

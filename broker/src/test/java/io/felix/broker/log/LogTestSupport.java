@@ -1,0 +1,41 @@
+package io.felix.broker.log;
+
+import java.nio.ByteBuffer;
+import java.time.Duration;
+
+/** Payloads and settings shared by the log tests. */
+final class LogTestSupport {
+  /** 100-byte payloads make 148-byte batches. */
+  static final int PAYLOAD = 100;
+  static final int BATCH = LogBatch.HEADER_BYTES + PAYLOAD;
+
+  private LogTestSupport() {}
+
+  /** Six 148-byte batches per segment (a seventh would pass 1000 bytes); an index entry every 300 bytes. */
+  static LogSettings smallSegments() {
+    return new LogSettings(1000, 300, LogSettings.Flush.ALWAYS, Duration.ofMillis(100));
+  }
+
+  static LogSettings oneBigSegment() {
+    return new LogSettings(LogSettings.DEFAULT_SEGMENT_BYTES, 4096, LogSettings.Flush.ALWAYS, Duration.ofMillis(100));
+  }
+
+  /** A payload whose bytes identify the batch: byte i is (seed * 31 + i). */
+  static ByteBuffer payload(int seed, int size) {
+    byte[] bytes = new byte[size];
+    for (int i = 0; i < size; i++) {
+      bytes[i] = (byte) (seed * 31 + i);
+    }
+    return ByteBuffer.wrap(bytes);
+  }
+
+  static ByteBuffer payload(int seed) {
+    return payload(seed, PAYLOAD);
+  }
+
+  static byte[] bytes(ByteBuffer buf) {
+    byte[] out = new byte[buf.remaining()];
+    buf.duplicate().get(out);
+    return out;
+  }
+}

@@ -1,0 +1,209 @@
+package io.felix.client;
+
+import io.felix.protocol.client.Record;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Per shard: the open batch still taking records, the closed batches waiting to be sent (a retried batch goes
+ * back to the front), and how many are in flight. The sender thread waits on this object's monitor and is
+ * woken when a batch fills, a send completes, or a flush or close starts. Thread-safe (everything under this
+ * object's lock).
+ *
+ * <p>Records without key or shard stick to one shard per stream until that shard's open batch closes (full or
+ * sent), then move to the next shard in order, so unkeyed records still fill large batches.
+ */
+final class BatchAccumulator {
+  record ShardKey(String stream, int shard) {}
+
+  private static final class ShardQueue {
+    ProduceBatch open;
+    final ArrayDeque<ProduceBatch> ready = new ArrayDeque<>();
+    final List<ProduceBatch> inFlight = new ArrayList<>();
+  }
+
+  private final ClientSettings settings;
+  private final Map<ShardKey, ShardQueue> queues = new LinkedHashMap<>();
+  private final Map<String, Integer> stickyShard = new HashMap<>();
+  private final Map<String, Integer> roundRobin = new HashMap<>();
+  private int flushing;
+  private boolean closing;
+
+  BatchAccumulator(ClientSettings settings) {
+    this.settings = settings;
+  }
+
+  /** The shard for a record with neither key nor shard. */
+  synchronized int stickyShard(String stream, int[] shardIds) {
+    Integer current = stickyShard.get(stream);
+    if (current != null) {
+      ShardQueue q = queues.get(new ShardKey(stream, current));
+      if (q != null && q.open != null) {
+        return current;
+      }
+    }
+    int next = roundRobin.merge(stream, 1, Integer::sum) - 1;
+    int shard = shardIds[Math.floorMod(next, shardIds.length)];
+    stickyShard.put(stream, shard);
+    return shard;
+  }
+
+  /** Adds a record to its shard's open batch, closing it (and waking the sender) when it reaches batch size. */
+  synchronized void append(String stream, int shard, Record record, int encodedSize,
+      CompletableFuture<RecordMetadata> future, long nowNanos) {
+    if (closing) {
+      future.completeExceptionally(FelixException.clientClosed("the client is closing"));
+      return;
+    }
+    ShardQueue q = queues.computeIfAbsent(new ShardKey(stream, shard), k -> new ShardQueue());
+    if (q.open != null && q.open.bytes() + encodedSize > settings.batchSizeBytes()) {
+      closeOpen(q);
+    }
+    if (q.open == null) {
+      q.open = new ProduceBatch(stream, shard, nowNanos, settings.deliveryTimeout().toNanos());
+      if (settings.linger().isZero()) {
+        notifyAll();
+      }
+    }
+    q.open.add(record, encodedSize, future);
+    if (q.open.bytes() >= settings.batchSizeBytes()) {
+      closeOpen(q);
+    }
+  }
+
+  private void closeOpen(ShardQueue q) {
+    q.ready.add(q.open);
+    q.open = null;
+    notifyAll();
+  }
+
+  /**
+   * Batches to send now, marked in flight: the front of each shard's queue whose retry time has come, while the
+   * shard has fewer than maxInFlightBatchesPerShard in flight. Open batches close when their linger is over or
+   * a flush or close is under way.
+   */
+  synchronized List<ProduceBatch> drainSendable(long nowNanos) {
+    List<ProduceBatch> out = new ArrayList<>();
+    long linger = settings.linger().toNanos();
+    for (ShardQueue q : queues.values()) {
+      if (q.open != null && (flushing > 0 || closing || nowNanos - q.open.createdNanos >= linger)) {
+        closeOpen(q);
+      }
+      while (q.inFlight.size() < settings.maxInFlightBatchesPerShard() && !q.ready.isEmpty()
+          && q.ready.peek().retryAtNanos <= nowNanos) {
+        ProduceBatch b = q.ready.poll();
+        q.inFlight.add(b);
+        out.add(b);
+      }
+    }
+    return out;
+  }
+
+  /** When the sender must look again at the latest: the next linger end or retry time; Long.MAX_VALUE if none. */
+  synchronized long nextWakeupNanos() {
+    long next = Long.MAX_VALUE;
+    long linger = settings.linger().toNanos();
+    for (ShardQueue q : queues.values()) {
+      if (q.open != null) {
+        next = Math.min(next, q.open.createdNanos + linger);
+      }
+      if (!q.ready.isEmpty() && q.inFlight.size() < settings.maxInFlightBatchesPerShard()) {
+        next = Math.min(next, q.ready.peek().retryAtNanos);
+      }
+    }
+    return next;
+  }
+
+  /** Blocks the sender until woken or until {@code untilNanos}. */
+  synchronized void awaitWork(long untilNanos) throws InterruptedException {
+    long waitNanos = untilNanos - System.nanoTime();
+    if (waitNanos > 0) {
+      long millis = Math.max(1, Math.min(waitNanos / 1_000_000, 1000));
+      wait(millis);
+    }
+  }
+
+  synchronized void done(ProduceBatch batch) {
+    queues.get(new ShardKey(batch.stream, batch.shard)).inFlight.remove(batch);
+    notifyAll();
+  }
+
+  /** Puts a batch that will be retried back in front of its shard's queue, so it goes before later batches. */
+  synchronized void retryLater(ProduceBatch batch, long retryAtNanos) {
+    ShardQueue q = queues.get(new ShardKey(batch.stream, batch.shard));
+    q.inFlight.remove(batch);
+    batch.retryAtNanos = retryAtNanos;
+    q.ready.addFirst(batch);
+    notifyAll();
+  }
+
+  /** Every record future not yet completed at this moment (open, waiting or in flight). */
+  synchronized List<CompletableFuture<RecordMetadata>> pendingFutures() {
+    List<CompletableFuture<RecordMetadata>> out = new ArrayList<>();
+    for (ShardQueue q : queues.values()) {
+      if (q.open != null) {
+        out.addAll(q.open.futures());
+      }
+      q.ready.forEach(b -> out.addAll(b.futures()));
+      q.inFlight.forEach(b -> out.addAll(b.futures()));
+    }
+    return out;
+  }
+
+  synchronized void flushStarted() {
+    flushing++;
+    notifyAll();
+  }
+
+  synchronized void flushEnded() {
+    flushing--;
+  }
+
+  synchronized void closeStarted() {
+    closing = true;
+    notifyAll();
+  }
+
+  synchronized boolean isClosing() {
+    return closing;
+  }
+
+  synchronized boolean isEmpty() {
+    for (ShardQueue q : queues.values()) {
+      if (q.open != null || !q.ready.isEmpty() || !q.inFlight.isEmpty()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Removes every batch, in flight or not, for failing them at the end of close. */
+  synchronized List<ProduceBatch> abandonAll() {
+    List<ProduceBatch> out = abandonUnsent();
+    for (ShardQueue q : queues.values()) {
+      out.addAll(q.inFlight);
+      q.inFlight.clear();
+    }
+    return out;
+  }
+
+  /** Removes every batch not in flight, for failing them at close. */
+  synchronized List<ProduceBatch> abandonUnsent() {
+    List<ProduceBatch> out = new ArrayList<>();
+    for (ShardQueue q : queues.values()) {
+      if (q.open != null) {
+        out.add(q.open);
+        q.open = null;
+      }
+      out.addAll(q.ready);
+      q.ready.clear();
+    }
+    notifyAll();
+    return out;
+  }
+}

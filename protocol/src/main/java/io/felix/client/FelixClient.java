@@ -1,0 +1,269 @@
+package io.felix.client;
+
+import com.google.protobuf.ByteString;
+import io.felix.protocol.Errors;
+import io.felix.protocol.RecordLists;
+import io.felix.protocol.client.ErrorCode;
+import io.felix.protocol.client.FetchRequest;
+import io.felix.protocol.client.FetchResponse;
+import io.felix.protocol.client.Header;
+import io.felix.protocol.client.MetadataResponse;
+import io.felix.protocol.client.MetadataRequest;
+import io.felix.protocol.client.Record;
+import io.felix.protocol.client.RecordBatch;
+import io.felix.protocol.client.Request;
+import io.felix.protocol.client.Response;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The Felix client: asynchronous produce and fetch over plain JDK sockets (no Pekko).
+ *
+ * <p>Produce: a record goes to the shard given, else the shard its key hashes to ({@link KeyHash}, Kafka's
+ * murmur2), else the stream's current sticky shard. Records are batched per shard until the batch reaches
+ * batchSizeBytes or has waited linger, then sent as one ProduceRequest; the returned future completes with the
+ * record's offset once the batch meets the acks, or fails with a {@link FelixException}. The first produce to a
+ * stream blocks up to requestTimeout to read its metadata (like Kafka's max.block.ms). See
+ * {@link ProduceSender} for which errors are retried and why a retry can duplicate only with
+ * retryAmbiguousErrors; records of one shard stay in order with the default of one batch in flight per shard.
+ *
+ * <p>Futures complete on the client's I/O threads: callbacks must not block.
+ *
+ * <p>Thread-safe. {@link #close()} sends what is pending, waits up to requestTimeout, then fails the rest.
+ */
+public final class FelixClient implements AutoCloseable {
+  private final ClientSettings settings;
+  private final ScheduledThreadPoolExecutor timer;
+  private final BrokerConnections connections;
+  private final MetadataCache metadata;
+  private final BatchAccumulator accumulator;
+  private final ProduceSender sender;
+  private final Thread senderThread;
+  private volatile boolean closed;
+
+  public FelixClient(ClientSettings settings) {
+    this.settings = settings;
+    this.timer = new ScheduledThreadPoolExecutor(1, r -> {
+      Thread t = new Thread(r, "felix-client-timer");
+      t.setDaemon(true);
+      return t;
+    });
+    timer.setRemoveOnCancelPolicy(true);
+    this.connections = new BrokerConnections(settings, timer);
+    this.metadata = new MetadataCache(settings, connections);
+    this.accumulator = new BatchAccumulator(settings);
+    this.sender = new ProduceSender(settings, accumulator, metadata, connections);
+    this.senderThread = new Thread(sender, "felix-client-sender");
+    senderThread.setDaemon(true);
+    senderThread.start();
+  }
+
+  public ClientSettings settings() {
+    return settings;
+  }
+
+  /** Produce attempts retried so far. */
+  public long retries() {
+    return sender.retries();
+  }
+
+  public CompletableFuture<RecordMetadata> produce(String stream, byte[] key, byte[] value) {
+    return produce(stream, -1, key, value, List.of());
+  }
+
+  public CompletableFuture<RecordMetadata> produce(String stream, byte[] key, byte[] value, List<Header> headers) {
+    return produce(stream, -1, key, value, headers);
+  }
+
+  /**
+   * @param shard the shard to write to, or -1 to choose by key (or sticky when the key is null or empty)
+   */
+  public CompletableFuture<RecordMetadata> produce(String stream, int shard, byte[] key, byte[] value,
+      List<Header> headers) {
+    if (closed) {
+      return CompletableFuture.failedFuture(FelixException.clientClosed("the client is closed"));
+    }
+    if (value == null) {
+      return CompletableFuture.failedFuture(new IllegalArgumentException("value must not be null"));
+    }
+    ClusterView.StreamView view;
+    try {
+      view = metadata.stream(stream).get(settings.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException | TimeoutException e) {
+      return CompletableFuture.failedFuture(
+          FelixException.from(e).withContext("cannot produce to " + stream));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return CompletableFuture.failedFuture(FelixException.clientClosed("interrupted reading metadata"));
+    }
+    if (view.error() != ErrorCode.NONE) {
+      return CompletableFuture.failedFuture(FelixException.broker(Errors.of(view.error(),
+          "cannot produce to " + stream + ": " + Errors.describe(view.error()))));
+    }
+    if (view.shardIds().length == 0) {
+      return CompletableFuture.failedFuture(FelixException.broker(Errors.of(ErrorCode.UNKNOWN_SHARD,
+          "stream " + stream + " has no shards")));
+    }
+    int target;
+    if (shard >= 0) {
+      if (!view.hasShard(shard)) {
+        return CompletableFuture.failedFuture(FelixException.broker(Errors.of(ErrorCode.UNKNOWN_SHARD,
+            "stream " + stream + " has no shard " + shard + "; shards are " + Arrays.toString(view.shardIds()))));
+      }
+      target = shard;
+    } else if (key != null && key.length > 0) {
+      target = KeyHash.shardFor(key, view.shardIds());
+    } else {
+      target = accumulator.stickyShard(stream, view.shardIds());
+    }
+    Record.Builder record = Record.newBuilder()
+        .setValue(ByteString.copyFrom(value))
+        .setTimestampMs(System.currentTimeMillis())
+        .addAllHeaders(headers);
+    if (key != null) {
+      record.setKey(ByteString.copyFrom(key));
+    }
+    Record built = record.build();
+    CompletableFuture<RecordMetadata> future = new CompletableFuture<>();
+    accumulator.append(stream, target, built, RecordLists.encodedSize(built), future, System.nanoTime());
+    return future;
+  }
+
+  /** Sends every record produced before this call at once (ignoring linger) and waits until each is answered. */
+  public void flush() {
+    List<CompletableFuture<RecordMetadata>> pending = accumulator.pendingFutures();
+    accumulator.flushStarted();
+    try {
+      CompletableFuture.allOf(pending.toArray(new CompletableFuture<?>[0])).exceptionally(e -> null).join();
+    } finally {
+      accumulator.flushEnded();
+    }
+  }
+
+  /** Metadata for the streams named (every stream when none are), read from a broker now. */
+  public CompletableFuture<MetadataResponse> metadata(String... streams) {
+    HostPort target = settings.mode() == ClientMode.PLAIN ? metadata.plainTarget() : settings.bootstrap().get(0);
+    Request.Builder request = Request.newBuilder()
+        .setMetadata(MetadataRequest.newBuilder().addAllStreams(Arrays.asList(streams)));
+    return connections.get(target)
+        .thenCompose(c -> c.send(request, settings.requestTimeout()))
+        .thenApply(r -> {
+          if (Errors.isError(r)) {
+            throw FelixException.broker(r.getError());
+          }
+          return r.getMetadata();
+        });
+  }
+
+  /**
+   * Committed records of one shard from {@code offset} on, at most about {@code maxBytes}, waiting up to
+   * {@code maxWaitMs} on the broker when there are none yet. Records before {@code offset} in the first batch
+   * are skipped. Retried (fetches are idempotent) on NOT_LEADER, TIMEOUT and connection failures.
+   */
+  public CompletableFuture<FetchResult> fetch(String stream, int shard, long offset, int maxBytes, int maxWaitMs) {
+    if (closed) {
+      return CompletableFuture.failedFuture(FelixException.clientClosed("the client is closed"));
+    }
+    Request.Builder request = Request.newBuilder().setFetch(FetchRequest.newBuilder()
+        .setStream(stream).setShard(shard).setOffset(offset).setMaxBytes(maxBytes).setMaxWaitMs(maxWaitMs));
+    CompletableFuture<FetchResult> result = new CompletableFuture<>();
+    fetchAttempt(stream, shard, offset, request, Duration.ofMillis(maxWaitMs), 0, result);
+    return result;
+  }
+
+  private void fetchAttempt(String stream, int shard, long offset, Request.Builder request, Duration maxWait,
+      int attempt, CompletableFuture<FetchResult> result) {
+    CompletableFuture<HostPort> target = settings.mode() == ClientMode.PLAIN
+        ? CompletableFuture.completedFuture(metadata.plainTarget())
+        : metadata.stream(stream).thenApply(v -> {
+          HostPort leader = metadata.view().leaderAddress(stream, shard);
+          if (leader == null) {
+            throw FelixException.noLeader("no known leader for " + stream + "/" + shard);
+          }
+          return leader;
+        });
+    Duration timeout = settings.requestTimeout().plus(maxWait);
+    target.thenCompose(t -> connections.get(t).thenCompose(c -> c.send(request.clone(), timeout))
+            .whenComplete((r, e) -> {
+              if (e != null && FelixException.from(e).kind() == FelixException.Kind.CONNECTION_FAILED) {
+                metadata.connectionFailed(t);
+              }
+            }))
+        .whenComplete((response, error) -> {
+          FelixException failure = error != null ? FelixException.from(error)
+              : Errors.isError(response) ? FelixException.broker(response.getError()) : null;
+          if (failure == null) {
+            try {
+              result.complete(decode(stream, shard, offset, response.getFetch()));
+            } catch (RuntimeException e) {
+              result.completeExceptionally(e);
+            }
+            return;
+          }
+          if (failure.code() == ErrorCode.NOT_LEADER) {
+            metadata.leaderMoved(stream, shard, response.getError().getLeaderId(),
+                response.getError().getLeaderAddress());
+          }
+          if (failure.retriable() && attempt < settings.retries() && !closed) {
+            metadata.refresh(List.of(stream));
+            timer.schedule(() -> fetchAttempt(stream, shard, offset, request, maxWait, attempt + 1, result),
+                settings.backoffNanos(attempt + 1), TimeUnit.NANOSECONDS);
+          } else {
+            result.completeExceptionally(failure.withContext("fetch " + stream + "/" + shard + "@" + offset));
+          }
+        });
+  }
+
+  static FetchResult decode(String stream, int shard, long offset, FetchResponse fetch) {
+    List<FetchedRecord> records = new ArrayList<>();
+    long next = offset;
+    for (RecordBatch batch : fetch.getBatchesList()) {
+      List<Record> list = RecordLists.decode(batch.getRecords()).getRecordsList();
+      for (int i = 0; i < list.size(); i++) {
+        long at = batch.getBaseOffset() + i;
+        if (at < next) {
+          continue;
+        }
+        Record r = list.get(i);
+        records.add(new FetchedRecord(at, r.getKey().toByteArray(), r.getValue().toByteArray(),
+            r.getHeadersList(), r.getTimestampMs()));
+        next = at + 1;
+      }
+    }
+    return new FetchResult(stream, shard, List.copyOf(records), next, fetch.getCommitOffset(),
+        fetch.getLogStartOffset());
+  }
+
+  /**
+   * Stops taking records, sends what is pending ignoring linger, waits up to requestTimeout for the answers,
+   * then fails whatever is left with CLIENT_CLOSED and closes the connections (failing outstanding fetches).
+   */
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    accumulator.closeStarted();
+    try {
+      senderThread.join(settings.requestTimeout().toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    senderThread.interrupt();
+    connections.close();
+    // Whatever is still unanswered now fails; completing an already completed future does nothing.
+    for (ProduceBatch b : accumulator.abandonAll()) {
+      b.failed(FelixException.clientClosed(
+          "the client closed before " + b.stream + "/" + b.shard + " was acknowledged"));
+    }
+    timer.shutdownNow();
+  }
+}

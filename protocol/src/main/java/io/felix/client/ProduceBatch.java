@@ -1,0 +1,71 @@
+package io.felix.client;
+
+import com.google.protobuf.ByteString;
+import io.felix.protocol.RecordLists;
+import io.felix.protocol.client.Record;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Records for one shard sent as one ProduceRequest. The records are encoded once, at the first attempt, and the
+ * same bytes are re-sent on retries. Owned by the {@link BatchAccumulator} (under its lock) until sent, then by
+ * whoever handles the answer.
+ */
+final class ProduceBatch {
+  final String stream;
+  final int shard;
+  final long createdNanos;
+  final long deadlineNanos;
+  private final List<Record> records = new ArrayList<>();
+  private final List<CompletableFuture<RecordMetadata>> futures = new ArrayList<>();
+  private int bytes;
+  private ByteString encoded;
+  int attempts;
+  long retryAtNanos = Long.MIN_VALUE;
+
+  ProduceBatch(String stream, int shard, long createdNanos, long deliveryTimeoutNanos) {
+    this.stream = stream;
+    this.shard = shard;
+    this.createdNanos = createdNanos;
+    this.deadlineNanos = createdNanos + deliveryTimeoutNanos;
+  }
+
+  void add(Record record, int encodedSize, CompletableFuture<RecordMetadata> future) {
+    records.add(record);
+    futures.add(future);
+    bytes += encodedSize;
+  }
+
+  int bytes() {
+    return bytes;
+  }
+
+  int size() {
+    return records.size();
+  }
+
+  List<CompletableFuture<RecordMetadata>> futures() {
+    return futures;
+  }
+
+  ByteString encoded() {
+    if (encoded == null) {
+      encoded = RecordLists.encode(records);
+      records.clear();
+    }
+    return encoded;
+  }
+
+  void succeeded(long baseOffset) {
+    for (int i = 0; i < futures.size(); i++) {
+      futures.get(i).complete(new RecordMetadata(stream, shard, baseOffset + i));
+    }
+  }
+
+  void failed(FelixException cause) {
+    for (CompletableFuture<RecordMetadata> f : futures) {
+      f.completeExceptionally(cause);
+    }
+  }
+}

@@ -1,0 +1,139 @@
+package io.felix.client;
+
+import io.felix.protocol.Errors;
+import io.felix.protocol.client.Error;
+import io.felix.protocol.client.ErrorCode;
+import io.felix.protocol.client.ProduceRequest;
+import io.felix.protocol.client.Request;
+import io.felix.protocol.client.Response;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The thread that turns closed batches into ProduceRequests: to the shard's leader (cluster mode) or to the
+ * plain-mode broker, and handles each answer.
+ *
+ * <p>Retry rule. A failed batch is retried (after backoff doubling from retryBackoff, within retries and the
+ * delivery timeout) when the error is retriable AND the batch certainly was not stored: NOT_LEADER, no known
+ * leader, a connection that failed before the request was written, or a broker error with not_appended set.
+ * Errors that leave the outcome unknown (TIMEOUT, NOT_ENOUGH_REPLICAS without not_appended, a connection lost
+ * or no answer after the request was written) are retried only with retryAmbiguousErrors, since the first
+ * attempt may have been stored and a retry would then store the batch twice. Otherwise the batch's futures
+ * fail with the error, whose {@link FelixException#notAppended()} tells the caller whether it may exist.
+ */
+final class ProduceSender implements Runnable {
+  private static final Logger log = LoggerFactory.getLogger(ProduceSender.class);
+
+  private final ClientSettings settings;
+  private final BatchAccumulator accumulator;
+  private final MetadataCache metadata;
+  private final BrokerConnections connections;
+  private final AtomicLong retries = new AtomicLong();
+
+  ProduceSender(ClientSettings settings, BatchAccumulator accumulator, MetadataCache metadata,
+      BrokerConnections connections) {
+    this.settings = settings;
+    this.accumulator = accumulator;
+    this.metadata = metadata;
+    this.connections = connections;
+  }
+
+  long retries() {
+    return retries.get();
+  }
+
+  @Override
+  public void run() {
+    try {
+      while (!(accumulator.isClosing() && accumulator.isEmpty())) {
+        List<ProduceBatch> batches = accumulator.drainSendable(System.nanoTime());
+        for (ProduceBatch b : batches) {
+          send(b);
+        }
+        if (batches.isEmpty()) {
+          accumulator.awaitWork(accumulator.nextWakeupNanos());
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (RuntimeException e) {
+      log.error("producer sender stopped by an unexpected error; pending records fail", e);
+      for (ProduceBatch b : accumulator.abandonUnsent()) {
+        b.failed(FelixException.clientClosed("producer sender failed: " + e));
+      }
+    }
+  }
+
+  private void send(ProduceBatch batch) {
+    HostPort target = settings.mode() == ClientMode.PLAIN
+        ? metadata.plainTarget()
+        : metadata.view().leaderAddress(batch.stream, batch.shard);
+    if (target == null) {
+      metadata.refresh(List.of(batch.stream));
+      failedAttempt(batch, null,
+          FelixException.noLeader("no known leader for " + batch.stream + "/" + batch.shard));
+      return;
+    }
+    if (metadata.isStale()) {
+      metadata.refresh(List.of(batch.stream));
+    }
+    batch.attempts++;
+    Request.Builder request = Request.newBuilder().setProduce(ProduceRequest.newBuilder()
+        .setStream(batch.stream)
+        .setShard(batch.shard)
+        .setRecords(batch.encoded())
+        .setAcks(settings.acks())
+        .setTimeoutMs((int) settings.ackTimeout().toMillis()));
+    connections.get(target)
+        .thenCompose(c -> c.send(request, settings.requestTimeout()))
+        .whenComplete((response, error) -> answered(batch, target, response, error));
+  }
+
+  private void answered(ProduceBatch batch, HostPort target, Response response, Throwable error) {
+    if (error != null) {
+      FelixException cause = FelixException.from(error);
+      if (cause.kind() == FelixException.Kind.CONNECTION_FAILED) {
+        metadata.connectionFailed(target);
+        metadata.refresh(List.of(batch.stream));
+      }
+      failedAttempt(batch, target, cause);
+      return;
+    }
+    if (Errors.isError(response)) {
+      Error e = response.getError();
+      if (e.getCode() == ErrorCode.NOT_LEADER) {
+        metadata.leaderMoved(batch.stream, batch.shard, e.getLeaderId(), e.getLeaderAddress());
+        metadata.refresh(List.of(batch.stream));
+      }
+      failedAttempt(batch, target, FelixException.broker(e));
+      return;
+    }
+    if (!response.hasProduce()) {
+      failedAttempt(batch, target, FelixException.broker(Errors.of(ErrorCode.INVALID_REQUEST,
+          target + " answered a produce without a produce result")));
+      return;
+    }
+    batch.succeeded(response.getProduce().getBaseOffset());
+    accumulator.done(batch);
+  }
+
+  private void failedAttempt(ProduceBatch batch, HostPort target, FelixException cause) {
+    long now = System.nanoTime();
+    boolean safe = cause.notAppended() || settings.retryAmbiguousErrors();
+    long retryAt = now + settings.backoffNanos(batch.attempts);
+    boolean retry = cause.retriable() && safe && !accumulator.isClosing()
+        && batch.attempts <= settings.retries() && retryAt < batch.deadlineNanos;
+    if (retry) {
+      retries.incrementAndGet();
+      log.debug("retrying {}/{} (attempt {}) after: {}", batch.stream, batch.shard, batch.attempts,
+          cause.getMessage());
+      accumulator.retryLater(batch, retryAt);
+      return;
+    }
+    String where = batch.stream + "/" + batch.shard + (target == null ? "" : " via " + target);
+    batch.failed(cause.withContext("produce to " + where + " failed after " + batch.attempts + " attempt(s)"));
+    accumulator.done(batch);
+  }
+}

@@ -82,7 +82,7 @@ public final class Broker implements AutoCloseable {
       ActorRef<AssignmentHolder.Command> holder = system.systemActorOf(
           AssignmentHolder.create(settings, singleton, controlSettings.registerInterval(), dataPlane),
           "assignment-holder", Props.empty());
-      AdminRoutes routes = new AdminRoutes(system, singleton, holder, httpSettings,
+      AdminRoutes routes = new AdminRoutes(system, singleton, holder, httpSettings, controlSettings,
           (table, stream) -> CompletableFuture.completedFuture(Map.of()));
       AdminServer admin = AdminServer.bind(system, httpSettings, routes);
       BrokerEndpoint endpoint = new BrokerEndpoint(settings.id(), settings.host(), 0, 0, admin.port());

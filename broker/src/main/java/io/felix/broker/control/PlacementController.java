@@ -76,7 +76,7 @@ public final class PlacementController
 
   private record PlacementTick(String trigger) implements Command {}
 
-  private record MembershipChanged(Object event) implements Command {}
+  private record MembershipChanged(ClusterEvent.ClusterDomainEvent event) implements Command {}
 
   private record HoldersListed(Set<ActorRef<AssignmentHolder.Command>> holders) implements Command {}
 
@@ -103,7 +103,9 @@ public final class PlacementController
       context.getSystem().receptionist().tell(Receptionist.subscribe(AssignmentHolder.SERVICE_KEY,
           context.messageAdapter(Receptionist.Listing.class,
               listing -> new HoldersListed(listing.getServiceInstances(AssignmentHolder.SERVICE_KEY)))));
-      ActorRef<Object> membership = context.messageAdapter(Object.class, MembershipChanged::new);
+      // Adapters are matched by class: a broad one (Object) would also swallow the receptionist's listings.
+      ActorRef<ClusterEvent.ClusterDomainEvent> membership =
+          context.messageAdapter(ClusterEvent.ClusterDomainEvent.class, MembershipChanged::new);
       Cluster cluster = Cluster.get(context.getSystem());
       cluster.subscriptions().tell(Subscribe.create(membership.narrow(), ClusterEvent.MemberEvent.class));
       cluster.subscriptions().tell(Subscribe.create(membership.narrow(), ClusterEvent.ReachabilityEvent.class));
@@ -275,6 +277,7 @@ public final class PlacementController
   private Effect<PlacementEvent, ControlState> onHoldersListed(ControlState state, HoldersListed listed) {
     Set<ActorRef<AssignmentHolder.Command>> added = new HashSet<>(listed.holders());
     added.removeAll(holders);
+    context.getLog().debug("Assignment holders: {} ({} new)", listed.holders().size(), added.size());
     holders = listed.holders();
     AssignmentHolder.Publish publish = new AssignmentHolder.Publish(state.table());
     added.forEach(holder -> holder.tell(publish));

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.felix.broker.assignment.AssignmentTable;
 import io.felix.broker.control.AssignmentHolder;
 import io.felix.broker.control.ControlReply;
+import io.felix.broker.control.ControlSettings;
 import io.felix.broker.control.ControlState.StreamRecord;
 import io.felix.broker.control.ControlView;
 import io.felix.broker.control.PlacementController;
@@ -43,6 +44,7 @@ public final class AdminRoutes extends AllDirectives {
   private final ActorRef<AssignmentHolder.Command> holder;
   private final Duration timeout;
   private final CommitOffsets commitOffsets;
+  private final PlacementSimulation simulation;
 
   /** Asks the leaders of a stream's shards for their commit offsets (shard -> offset; missing if no answer). */
   public interface CommitOffsets {
@@ -50,12 +52,14 @@ public final class AdminRoutes extends AllDirectives {
   }
 
   public AdminRoutes(ActorSystem<?> system, ActorRef<PlacementController.Command> singleton,
-      ActorRef<AssignmentHolder.Command> holder, HttpSettings settings, CommitOffsets commitOffsets) {
+      ActorRef<AssignmentHolder.Command> holder, HttpSettings settings, ControlSettings controlSettings,
+      CommitOffsets commitOffsets) {
     this.system = system;
     this.singleton = singleton;
     this.holder = holder;
     this.timeout = settings.singletonTimeout();
     this.commitOffsets = commitOffsets;
+    this.simulation = new PlacementSimulation(controlSettings);
   }
 
   public Route routes() {
@@ -85,6 +89,10 @@ public final class AdminRoutes extends AllDirectives {
                 () -> post(() -> command(PlacementController.PausePlacement::new))),
             path(PathMatchers.segment("placement").slash("resume"),
                 () -> post(() -> command(PlacementController.ResumePlacement::new))),
+            path(PathMatchers.segment("placement").slash("simulate"), () -> post(() ->
+                entity(Unmarshaller.entityToString(), text -> text.isBlank()
+                    ? withView(view -> respond(simulation.live(view)))
+                    : respond(simulation.posted(text))))),
             path("shard-moves", () -> concat(
                 get(() -> withView(view -> ok(AdminJson.moves(view.state(), System.currentTimeMillis())))),
                 post(() -> body(this::startMove)))))));

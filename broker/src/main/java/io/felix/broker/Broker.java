@@ -75,7 +75,7 @@ public final class Broker implements AutoCloseable {
     try {
       ActorRef<PlacementController.Command> singleton = ClusterSingleton.get(system).init(
           SingletonActor.of(
-              Behaviors.supervise(PlacementController.create(controlSettings, context -> ReplicaProbe.NO_DATA_PLANE))
+              Behaviors.supervise(PlacementController.create(controlSettings, (context, listings) -> ReplicaProbe.NO_DATA_PLANE))
                   .onFailure(SupervisorStrategy.restartWithBackoff(Duration.ofMillis(200), Duration.ofSeconds(5), 0.2)),
               "placement"));
       Consumer<AssignmentTable> dataPlane = table -> { };

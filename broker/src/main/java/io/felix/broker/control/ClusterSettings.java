@@ -8,7 +8,7 @@ import java.util.List;
 /** Cluster membership, failure detection and downing, from {@code felix.cluster}. */
 public record ClusterSettings(
     int port, List<String> seedNodes, Duration heartbeatInterval, Duration acceptableHeartbeatPause,
-    Duration sbrStableAfter) {
+    Duration sbrStableAfter, Duration downRemovalMargin) {
 
   public ClusterSettings {
     if (port < 0 || port > 65535) {
@@ -23,6 +23,7 @@ public record ClusterSettings(
     positive("felix.cluster.heartbeat-interval", heartbeatInterval);
     positive("felix.cluster.acceptable-heartbeat-pause", acceptableHeartbeatPause);
     positive("felix.cluster.sbr-stable-after", sbrStableAfter);
+    positive("felix.cluster.down-removal-margin", downRemovalMargin);
     seedNodes = List.copyOf(seedNodes);
   }
 
@@ -33,7 +34,8 @@ public record ClusterSettings(
         c.getStringList("seed-nodes"),
         c.getDuration("heartbeat-interval"),
         c.getDuration("acceptable-heartbeat-pause"),
-        c.getDuration("sbr-stable-after"));
+        c.getDuration("sbr-stable-after"),
+        c.getDuration("down-removal-margin"));
   }
 
   static void positive(String key, Duration value) {

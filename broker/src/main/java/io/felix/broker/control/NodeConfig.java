@@ -47,8 +47,7 @@ public final class NodeConfig {
     derived.put("pekko.cluster.downing-provider-class", "org.apache.pekko.cluster.sbr.SplitBrainResolverProvider");
     derived.put("pekko.cluster.split-brain-resolver.active-strategy", "keep-majority");
     derived.put("pekko.cluster.split-brain-resolver.stable-after", millis(cluster.sbrStableAfter()));
-    // A removed singleton host is gone for good once downed; waiting longer only delays the hand-over.
-    derived.put("pekko.cluster.down-removal-margin", millis(cluster.sbrStableAfter()));
+    derived.put("pekko.cluster.down-removal-margin", millis(cluster.downRemovalMargin()));
     derived.put("pekko.cluster.failure-detector.heartbeat-interval", millis(cluster.heartbeatInterval()));
     derived.put("pekko.cluster.failure-detector.acceptable-heartbeat-pause", millis(cluster.acceptableHeartbeatPause()));
     derived.put("pekko.cluster.jmx.multi-mbeans-in-same-jvm", "on");

@@ -13,7 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.function.Function;
+import java.util.function.BiFunction;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
@@ -78,13 +78,15 @@ public final class PlacementController
 
   private record MembershipChanged(ClusterEvent.ClusterDomainEvent event) implements Command {}
 
-  private record HoldersListed(Set<ActorRef<AssignmentHolder.Command>> holders) implements Command {}
+  /** The receptionist's listing for the holders' or the data plane directories' key (one adapter serves both). */
+  private record Listed(Receptionist.Listing listing) implements Command {}
 
   private enum ProgressTick implements Command { INSTANCE }
 
   private final ActorContext<Command> context;
   private final ControlSettings settings;
   private final PlacementDecisions decisions;
+  private final ReplicaProbe probe;
   private final ReplicaRounds rounds;
   private final Cluster cluster;
   private Set<ActorRef<AssignmentHolder.Command>> holders = Set.of();
@@ -96,20 +98,20 @@ public final class PlacementController
 
   /**
    * @param probes builds the way to reach replicas, given this actor's context (answers come back as
-   *     {@link ReplicaAnswered})
+   *     {@link ReplicaAnswered}) and where to send receptionist listings (handed back to the probe)
    */
-  public static Behavior<Command> create(ControlSettings settings, Function<ActorContext<Command>, ReplicaProbe> probes) {
+  public static Behavior<Command> create(ControlSettings settings,
+      BiFunction<ActorContext<Command>, ActorRef<Receptionist.Listing>, ReplicaProbe> probes) {
     return Behaviors.setup(context -> Behaviors.withTimers(timers -> {
-      context.getSystem().receptionist().tell(Receptionist.subscribe(AssignmentHolder.SERVICE_KEY,
-          context.messageAdapter(Receptionist.Listing.class,
-              listing -> new HoldersListed(listing.getServiceInstances(AssignmentHolder.SERVICE_KEY)))));
+      ActorRef<Receptionist.Listing> listings = context.messageAdapter(Receptionist.Listing.class, Listed::new);
+      context.getSystem().receptionist().tell(Receptionist.subscribe(AssignmentHolder.SERVICE_KEY, listings));
       // Adapters are matched by class: a broad one (Object) would also swallow the receptionist's listings.
       ActorRef<ClusterEvent.ClusterDomainEvent> membership =
           context.messageAdapter(ClusterEvent.ClusterDomainEvent.class, MembershipChanged::new);
       Cluster cluster = Cluster.get(context.getSystem());
       cluster.subscriptions().tell(Subscribe.create(membership.narrow(), ClusterEvent.MemberEvent.class));
       cluster.subscriptions().tell(Subscribe.create(membership.narrow(), ClusterEvent.ReachabilityEvent.class));
-      return new PlacementController(context, timers, settings, probes.apply(context));
+      return new PlacementController(context, timers, settings, probes.apply(context, listings));
     }));
   }
 
@@ -119,6 +121,7 @@ public final class PlacementController
     this.context = context;
     this.settings = settings;
     this.decisions = new PlacementDecisions(settings);
+    this.probe = probe;
     this.rounds = new ReplicaRounds(settings, probe, context.getLog());
     this.cluster = Cluster.get(context.getSystem());
     timers.startTimerWithFixedDelay(new PlacementTick("timer"), settings.placementInterval());
@@ -170,7 +173,7 @@ public final class PlacementController
         .onCommand(ReplicaAnswered.class, this::onReplicaAnswered)
         .onCommand(PlacementTick.class, this::onPlacementTick)
         .onCommand(MembershipChanged.class, this::onMembershipChanged)
-        .onCommand(HoldersListed.class, this::onHoldersListed)
+        .onCommand(Listed.class, this::onListed)
         .onCommand(ProgressTick.class, (s, c) -> onProgress(s))
         .build();
   }
@@ -274,11 +277,16 @@ public final class PlacementController
     return Effect().none();
   }
 
-  private Effect<PlacementEvent, ControlState> onHoldersListed(ControlState state, HoldersListed listed) {
-    Set<ActorRef<AssignmentHolder.Command>> added = new HashSet<>(listed.holders());
+  private Effect<PlacementEvent, ControlState> onListed(ControlState state, Listed listed) {
+    if (!listed.listing().isForKey(AssignmentHolder.SERVICE_KEY)) {
+      probe.listed(listed.listing());
+      return Effect().none();
+    }
+    Set<ActorRef<AssignmentHolder.Command>> current = listed.listing().getServiceInstances(AssignmentHolder.SERVICE_KEY);
+    Set<ActorRef<AssignmentHolder.Command>> added = new HashSet<>(current);
     added.removeAll(holders);
-    context.getLog().debug("Assignment holders: {} ({} new)", listed.holders().size(), added.size());
-    holders = listed.holders();
+    context.getLog().debug("Assignment holders: {} ({} new)", current.size(), added.size());
+    holders = current;
     AssignmentHolder.Publish publish = new AssignmentHolder.Publish(state.table());
     added.forEach(holder -> holder.tell(publish));
     return Effect().none();

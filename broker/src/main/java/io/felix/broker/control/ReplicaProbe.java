@@ -28,6 +28,9 @@ public interface ReplicaProbe {
   /** @return false when the broker's directory is not known (yet), so nothing was sent */
   boolean describe(int brokerId, ShardId shard);
 
+  /** A receptionist listing the probe subscribed to (delivered through the singleton). */
+  default void listed(org.apache.pekko.actor.typed.receptionist.Receptionist.Listing listing) {}
+
   /**
    * What one replica reported.
    *

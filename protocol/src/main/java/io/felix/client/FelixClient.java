@@ -172,7 +172,8 @@ public final class FelixClient implements AutoCloseable {
       return CompletableFuture.failedFuture(FelixException.clientClosed("the client is closed"));
     }
     Request.Builder request = Request.newBuilder().setFetch(FetchRequest.newBuilder()
-        .setStream(stream).setShard(shard).setOffset(offset).setMaxBytes(maxBytes).setMaxWaitMs(maxWaitMs));
+        .setStream(stream).setShard(shard).setOffset(offset).setMaxBytes(maxBytes).setMaxWaitMs(maxWaitMs)
+        .setForwardIfNotLeader(settings.mode() == ClientMode.PLAIN));
     CompletableFuture<FetchResult> result = new CompletableFuture<>();
     fetchAttempt(stream, shard, offset, request, Duration.ofMillis(maxWaitMs), 0, result);
     return result;

@@ -85,7 +85,9 @@ final class ProduceSender implements Runnable {
         .setShard(batch.shard)
         .setRecords(batch.encoded())
         .setAcks(settings.acks())
-        .setTimeoutMs((int) settings.ackTimeout().toMillis()));
+        .setTimeoutMs((int) settings.ackTimeout().toMillis())
+        // Plain mode: the one broker we talk to forwards batches for shards it does not lead (felix_client.proto).
+        .setForwardIfNotLeader(settings.mode() == ClientMode.PLAIN));
     connections.get(target)
         .thenCompose(c -> c.send(request, settings.requestTimeout()))
         .whenComplete((response, error) -> answered(batch, target, response, error));

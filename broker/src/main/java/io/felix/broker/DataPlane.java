@@ -1,0 +1,131 @@
+package io.felix.broker;
+
+import com.typesafe.config.Config;
+import io.felix.broker.assignment.BrokerEndpoint;
+import io.felix.broker.client.ClientListener;
+import io.felix.broker.client.ClientListenerSettings;
+import io.felix.broker.client.ClientRequests;
+import io.felix.broker.log.FlushScheduler;
+import io.felix.broker.log.LogSettings;
+import io.felix.broker.replication.ProduceForwarder;
+import io.felix.broker.replication.ReplicationSettings;
+import io.felix.broker.replication.ReplicationTransport;
+import io.felix.broker.replication.TcpReplicationTransport;
+import io.felix.broker.shard.BrokerSettings;
+import io.felix.broker.shard.ReplicaDirectory;
+import io.felix.broker.shard.ReplicaRegistry;
+import io.felix.broker.shard.ReplicationInbound;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Props;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The data plane of one broker, inside an ActorSystem the caller has configured as a cluster node: the log
+ * directory with its flusher (group commit), the {@link ReplicaDirectory} actor, the replication listener and
+ * transport, and the client listener. Settings come from {@code felix.broker}, {@code felix.log},
+ * {@code felix.replication} and {@code felix.client-listener}.
+ */
+public final class DataPlane implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(DataPlane.class);
+
+  private final ActorSystem<?> system;
+  private final BrokerSettings broker;
+  private final FlushScheduler flusher;
+  private final ReplicaRegistry registry;
+  private final ReplicationTransport transport;
+  private final ProduceForwarder forwarder;
+  private final ClientListener clientListener;
+  private final ActorRef<ReplicaDirectory.Command> directory;
+  private volatile boolean closed;
+
+  private DataPlane(ActorSystem<?> system) {
+    this.system = system;
+    Config config = system.settings().config();
+    this.broker = BrokerSettings.from(config);
+    LogSettings logSettings = LogSettings.fromConfig(config.getConfig("felix.log"));
+    ReplicationSettings replication = ReplicationSettings.from(config);
+    ClientListenerSettings listener = ClientListenerSettings.from(config);
+    try {
+      Files.createDirectories(broker.dataDir());
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create felix.broker.data-dir " + broker.dataDir(), e);
+    }
+    this.flusher = FlushScheduler.start(logSettings, "felix-flusher-" + broker.id());
+    this.registry = new ReplicaRegistry(broker.id());
+    AtomicReference<ProduceForwarder> forwarderRef = new AtomicReference<>();
+    AtomicReference<ReplicationTransport> transportRef = new AtomicReference<>();
+    ReplicationInbound inbound = new ReplicationInbound(registry, transportRef::get, forwarderRef::get);
+    this.transport = TcpReplicationTransport.start(system, broker.id(), replication, inbound, broker.host(),
+        broker.replicationPort());
+    transportRef.set(transport);
+    this.forwarder = new ProduceForwarder(system, transport, replication);
+    forwarderRef.set(forwarder);
+    this.directory = system.systemActorOf(
+        ReplicaDirectory.create(broker.dataDir(), logSettings, flusher, transport, replication, registry),
+        "felix-replica-directory", Props.empty());
+    this.clientListener = ClientListener.start(system, listener, new ClientRequests(registry, forwarder, listener),
+        broker.host(), broker.clientPort());
+    system.getWhenTerminated().thenRun(this::releaseResources);
+    log.info("broker {}: data plane started, data in {}, clients on {}:{}, replication on {}:{}", broker.id(),
+        broker.dataDir(), broker.host(), clientListener.boundPort(), broker.host(), transport.boundPort());
+  }
+
+  /** Starts the data plane in {@code system}; returns once both listeners are bound. */
+  public static DataPlane start(ActorSystem<?> system) {
+    return new DataPlane(system);
+  }
+
+  /** This broker's addresses with the bound ports; adminPort is 0 (the admin API is not part of the data plane). */
+  public BrokerEndpoint endpoint() {
+    return new BrokerEndpoint(broker.id(), broker.host(), clientListener.boundPort(), transport.boundPort(), 0);
+  }
+
+  public ActorRef<ReplicaDirectory.Command> directory() {
+    return directory;
+  }
+
+  /** Produce batches this broker forwarded to other leaders (plain mode), and their record bytes. */
+  public long forwardedBatches() {
+    return forwarder.forwardedBatches();
+  }
+
+  public long forwardedBytes() {
+    return forwarder.forwardedBytes();
+  }
+
+  /** Stops the listeners and every replica (closing its log); the ActorSystem keeps running. */
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    clientListener.close();
+    CompletableFuture<Done> stopped = new CompletableFuture<>();
+    directory.tell(new ReplicaDirectory.Shutdown(stopped));
+    try {
+      stopped.get(15, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      log.warn("broker {}: replicas did not all stop within 15 s: {}", broker.id(), e.toString());
+    }
+    releaseResources();
+  }
+
+  private synchronized void releaseResources() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    transport.close();
+    clientListener.close();
+    flusher.close();
+  }
+}

@@ -1,0 +1,128 @@
+package io.felix.broker.client;
+
+import com.google.protobuf.CodedInputStream;
+import java.io.IOException;
+import io.felix.protocol.Errors;
+import io.felix.protocol.client.ErrorCode;
+import io.felix.protocol.client.Request;
+import io.felix.protocol.client.Response;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.stream.KillSwitches;
+import org.apache.pekko.stream.SharedKillSwitch;
+import org.apache.pekko.stream.javadsl.Flow;
+import org.apache.pekko.stream.javadsl.Sink;
+import org.apache.pekko.stream.javadsl.Tcp;
+import org.apache.pekko.util.ByteString;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The client protocol listener: a Pekko Streams TCP server ({@code Tcp().bind}). Each connection cuts its bytes
+ * into frames, handles up to max-in-flight requests at once (answers leave in completion order, matched by
+ * correlation id) and writes framed responses.
+ *
+ * <p>Bad input costs only its own connection: a frame over max-frame-size is answered FRAME_TOO_LARGE, a frame
+ * that is not a Request (or names no request kind) INVALID_REQUEST, and then that connection is closed. Requests
+ * are parsed with explicit size (the frame) and recursion limits.
+ */
+public final class ClientListener implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(ClientListener.class);
+  private static final int RECURSION_LIMIT = 16;
+
+  private final ClientListenerSettings settings;
+  private final ClientRequests requests;
+  private final SharedKillSwitch killSwitch = KillSwitches.shared("client-listener");
+  private final Tcp.ServerBinding binding;
+  private final AtomicLong connections = new AtomicLong();
+
+  /** What the per-request stage emits: a response, and whether the connection must close after it. */
+  private record Outcome(Response response, boolean close) {}
+
+  private ClientListener(ActorSystem<?> system, ClientListenerSettings settings, ClientRequests requests,
+      String host, int port) {
+    this.settings = settings;
+    this.requests = requests;
+    CompletionStage<Tcp.ServerBinding> bound = Tcp.get(system).bind(host, port)
+        .via(killSwitch.flow())
+        .to(Sink.foreach(c -> {
+          connections.incrementAndGet();
+          c.handleWith(connectionFlow(), system);
+        }))
+        .run(system);
+    try {
+      binding = bound.toCompletableFuture().get(10, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot bind the client listener on " + host + ":" + port + ": " + e, e);
+    }
+    log.info("client listener bound on {}", binding.localAddress());
+  }
+
+  public static ClientListener start(ActorSystem<?> system, ClientListenerSettings settings, ClientRequests requests,
+      String host, int port) {
+    return new ClientListener(system, settings, requests, host, port);
+  }
+
+  public int boundPort() {
+    return binding.localAddress().getPort();
+  }
+
+  public long connectionsAccepted() {
+    return connections.get();
+  }
+
+  private Flow<ByteString, ByteString, ?> connectionFlow() {
+    return Flow.<ByteString>create()
+        .statefulMapConcat(ClientFrameDecoder.perConnection(settings.maxFrameSize()))
+        .mapAsyncUnordered(settings.maxInFlight(), this::handle)
+        .takeWhile(outcome -> !outcome.close(), true)
+        .map(outcome -> ClientFrameDecoder.frame(outcome.response().toByteArray()))
+        .via(killSwitch.flow());
+  }
+
+  private CompletionStage<Outcome> handle(ClientFrameDecoder.Frame frame) {
+    if (frame instanceof ClientFrameDecoder.Oversize o) {
+      log.info("closing a client connection: frame of {} bytes exceeds max-frame-size {}", o.length(),
+          settings.maxFrameSize());
+      return done(Errors.response(0, Errors.of(ErrorCode.FRAME_TOO_LARGE, "frame of " + o.length()
+          + " bytes exceeds the maximum of " + settings.maxFrameSize() + " bytes; closing the connection")), true);
+    }
+    ByteString body = ((ClientFrameDecoder.Body) frame).bytes();
+    Request request;
+    try {
+      CodedInputStream in = CodedInputStream.newInstance(body.asByteBuffer());
+      in.setRecursionLimit(RECURSION_LIMIT);
+      in.setSizeLimit(body.size());
+      request = Request.parseFrom(in);
+    } catch (IOException e) {
+      log.info("closing a client connection: a {}-byte frame is not a Request ({})", body.size(), e.getMessage());
+      return done(invalid(0, "the frame is not a protobuf Request (" + e.getMessage() + "); closing the connection"),
+          true);
+    }
+    if (request.getBodyCase() == Request.BodyCase.BODY_NOT_SET) {
+      log.info("closing a client connection: a {}-byte frame names no request kind", body.size());
+      return done(invalid(request.getCorrelationId(),
+          "the request names no known request kind (metadata, produce, fetch); closing the connection"), true);
+    }
+    long correlationId = request.getCorrelationId();
+    return requests.handle(request).thenApply(response ->
+        new Outcome(response.toBuilder().setCorrelationId(correlationId).build(), false));
+  }
+
+  private static Response invalid(long correlationId, String message) {
+    return Errors.response(correlationId, Errors.of(ErrorCode.INVALID_REQUEST, message));
+  }
+
+  private static CompletionStage<Outcome> done(Response response, boolean close) {
+    return CompletableFuture.completedFuture(new Outcome(response, close));
+  }
+
+  @Override
+  public void close() {
+    binding.unbind();
+    killSwitch.shutdown();
+  }
+}

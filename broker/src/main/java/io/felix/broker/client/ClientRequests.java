@@ -1,0 +1,167 @@
+package io.felix.broker.client;
+
+import io.felix.broker.assignment.AssignmentTable;
+import io.felix.broker.assignment.BrokerEndpoint;
+import io.felix.broker.assignment.ShardAssignment;
+import io.felix.broker.assignment.ShardId;
+import io.felix.broker.replication.ProduceForwarder;
+import io.felix.broker.shard.RecordListSummary;
+import io.felix.broker.shard.ReplicaRegistry;
+import io.felix.broker.shard.ShardReplica;
+import io.felix.protocol.client.BrokerAddress;
+import io.felix.protocol.Errors;
+import io.felix.protocol.client.ErrorCode;
+import io.felix.protocol.client.FetchRequest;
+import io.felix.protocol.client.MetadataRequest;
+import io.felix.protocol.client.MetadataResponse;
+import io.felix.protocol.client.ProduceRequest;
+import io.felix.protocol.client.Request;
+import io.felix.protocol.client.Response;
+import io.felix.protocol.client.ShardMetadata;
+import io.felix.protocol.client.StreamMetadata;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.apache.pekko.actor.typed.ActorRef;
+
+/**
+ * Answers one client request: Metadata from the assignment table, Produce and Fetch by the local replica.
+ *
+ * <p>Plain and cluster mode differ only by a request flag ({@code forward_if_not_leader}, set by plain-mode
+ * clients): a produce for a shard this broker does not lead is then forwarded to the leader over the
+ * broker-to-broker connection (same acks) and a fetch is served from the local follower replica's committed
+ * records; without the flag (cluster mode) both get NOT_LEADER naming the leader and its address.
+ */
+public final class ClientRequests {
+  private final ReplicaRegistry registry;
+  private final ProduceForwarder forwarder;
+  private final ClientListenerSettings settings;
+
+  public ClientRequests(ReplicaRegistry registry, ProduceForwarder forwarder, ClientListenerSettings settings) {
+    this.registry = registry;
+    this.forwarder = forwarder;
+    this.settings = settings;
+  }
+
+  public CompletionStage<Response> handle(Request request) {
+    switch (request.getBodyCase()) {
+      case METADATA:
+        return done(metadata(request.getMetadata()));
+      case PRODUCE:
+        return produce(request.getProduce());
+      case FETCH:
+        return fetch(request.getFetch());
+      default:
+        return done(error(ErrorCode.INVALID_REQUEST, "unsupported request kind " + request.getBodyCase()));
+    }
+  }
+
+  private Response metadata(MetadataRequest request) {
+    AssignmentTable table = registry.table();
+    MetadataResponse.Builder b = MetadataResponse.newBuilder()
+        .setAssignmentVersion(table.version()).setBrokerId(registry.brokerId());
+    table.brokers().values().stream().sorted((x, y) -> Integer.compare(x.id(), y.id())).forEach(e ->
+        b.addBrokers(BrokerAddress.newBuilder().setId(e.id()).setHost(e.host()).setPort(e.clientPort())));
+    List<String> names = request.getStreamsCount() == 0
+        ? table.streams().keySet().stream().sorted().toList() : request.getStreamsList();
+    for (String name : names) {
+      Integer shards = table.streams().get(name);
+      StreamMetadata.Builder s = StreamMetadata.newBuilder().setName(name);
+      if (shards == null) {
+        s.setError(ErrorCode.UNKNOWN_STREAM);
+      } else {
+        for (int i = 0; i < shards; i++) {
+          ShardMetadata.Builder m = ShardMetadata.newBuilder().setShard(i).setLeader(ShardAssignment.NO_LEADER);
+          Optional<ShardAssignment> a = name.isEmpty() ? Optional.empty() : table.shard(new ShardId(name, i));
+          a.ifPresent(x -> m.setLeader(x.leader()).addAllReplicas(x.replicas()).setLeaderEpoch(x.leaderEpoch()));
+          s.addShards(m);
+        }
+      }
+      b.addStreams(s);
+    }
+    return Response.newBuilder().setMetadata(b).build();
+  }
+
+  private CompletionStage<Response> produce(ProduceRequest request) {
+    Located located = locate(request.getStream(), request.getShard());
+    if (located.error != null) {
+      return done(located.error);
+    }
+    RecordListSummary summary;
+    try {
+      summary = RecordListSummary.scan(request.getRecords());
+    } catch (RecordListSummary.InvalidRecordsException e) {
+      return done(Errors.response(0, Errors.notAppended(ErrorCode.INVALID_REQUEST, e.getMessage())));
+    }
+    if (request.getTimeoutMs() < 0) {
+      return done(Errors.response(0, Errors.notAppended(ErrorCode.INVALID_REQUEST, "timeout_ms must be >= 0")));
+    }
+    ShardAssignment a = located.assignment;
+    Optional<ActorRef<ShardReplica.Command>> local = registry.replica(a.id());
+    if (a.leader() == registry.brokerId() && local.isPresent()) {
+      CompletableFuture<Response> reply = new CompletableFuture<>();
+      local.get().tell(new ShardReplica.ClientProduce(request, summary, reply));
+      return reply;
+    }
+    if (request.getForwardIfNotLeader() && a.leader() != ShardAssignment.NO_LEADER
+        && a.leader() != registry.brokerId()) {
+      return forwarder.forward(a.leader(), request, settings.forwardGrace());
+    }
+    return done(notLeader(a));
+  }
+
+  private CompletionStage<Response> fetch(FetchRequest request) {
+    Located located = locate(request.getStream(), request.getShard());
+    if (located.error != null) {
+      return done(located.error);
+    }
+    if (request.getOffset() < 0 || request.getMaxBytes() < 0 || request.getMaxWaitMs() < 0) {
+      return done(error(ErrorCode.INVALID_REQUEST, "offset, max_bytes and max_wait_ms must be >= 0"));
+    }
+    ShardAssignment a = located.assignment;
+    Optional<ActorRef<ShardReplica.Command>> local = registry.replica(a.id());
+    boolean leads = a.leader() == registry.brokerId();
+    if (local.isEmpty() || !(leads || request.getForwardIfNotLeader())) {
+      return done(notLeader(a));
+    }
+    int maxBytes = request.getMaxBytes() == 0 ? settings.maxFetchBytes()
+        : Math.min(request.getMaxBytes(), settings.maxFetchBytes());
+    long waitMs = Math.min(request.getMaxWaitMs(), settings.maxFetchWait().toMillis());
+    CompletableFuture<Response> reply = new CompletableFuture<>();
+    local.get().tell(new ShardReplica.ClientFetch(request, maxBytes, waitMs, reply));
+    return reply;
+  }
+
+  private record Located(ShardAssignment assignment, Response error) {}
+
+  private Located locate(String stream, int shard) {
+    AssignmentTable table = registry.table();
+    Integer shards = table.streams().get(stream);
+    if (shards == null || stream.isEmpty()) {
+      return new Located(null, error(ErrorCode.UNKNOWN_STREAM, "no stream named '" + stream + "'"));
+    }
+    if (shard < 0 || shard >= shards) {
+      return new Located(null, error(ErrorCode.UNKNOWN_SHARD,
+          "stream '" + stream + "' has shards 0.." + (shards - 1) + ", not " + shard));
+    }
+    Optional<ShardAssignment> a = table.shard(new ShardId(stream, shard));
+    if (a.isEmpty()) {
+      return new Located(null, Errors.response(0, Errors.notLeader(stream, shard, -1, "")));
+    }
+    return new Located(a.get(), null);
+  }
+
+  private Response notLeader(ShardAssignment a) {
+    String address = registry.table().broker(a.leader()).map(BrokerEndpoint::clientAddress).orElse("");
+    return Errors.response(0, Errors.notLeader(a.id().stream(), a.id().shard(), a.leader(), address));
+  }
+
+  private static Response error(ErrorCode code, String message) {
+    return Errors.response(0, Errors.of(code, message));
+  }
+
+  private static CompletionStage<Response> done(Response response) {
+    return CompletableFuture.completedFuture(response);
+  }
+}

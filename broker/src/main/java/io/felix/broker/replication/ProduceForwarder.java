@@ -1,0 +1,79 @@
+package io.felix.broker.replication;
+
+import io.felix.protocol.Errors;
+import io.felix.protocol.client.ErrorCode;
+import io.felix.protocol.client.ProduceRequest;
+import io.felix.protocol.client.Response;
+import io.felix.protocol.replication.ForwardProduce;
+import io.felix.protocol.replication.ForwardProduceResult;
+import io.felix.protocol.replication.ReplicationFrame;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.pekko.actor.typed.ActorSystem;
+
+/**
+ * Plain mode, sending side: hands a produce for a shard led elsewhere to its leader over the replication
+ * connection and completes with the leader's answer. The leader applies the request's own acks, so the answer
+ * means what it would mean had the client sent it there. If no answer comes within the request's timeout plus a
+ * grace, the client gets TIMEOUT (outcome unknown: the leader may have appended it). Thread-safe.
+ */
+public final class ProduceForwarder {
+  private final ActorSystem<?> system;
+  private final ReplicationTransport transport;
+  private final ReplicationSettings settings;
+  private final Map<Long, CompletableFuture<Response>> pending = new ConcurrentHashMap<>();
+  private final AtomicLong nextId = new AtomicLong();
+  private final AtomicLong forwardedBatches = new AtomicLong();
+  private final AtomicLong forwardedBytes = new AtomicLong();
+
+  public ProduceForwarder(ActorSystem<?> system, ReplicationTransport transport, ReplicationSettings settings) {
+    this.system = system;
+    this.transport = transport;
+    this.settings = settings;
+  }
+
+  public CompletableFuture<Response> forward(int leader, ProduceRequest request, Duration grace) {
+    long id = nextId.incrementAndGet();
+    CompletableFuture<Response> reply = new CompletableFuture<>();
+    pending.put(id, reply);
+    ReplicationFrame frame = ReplicationFrame.newBuilder()
+        .setForwardProduce(ForwardProduce.newBuilder().setForwardId(id).setRequest(request)).build();
+    if (!transport.send(leader, frame)) {
+      pending.remove(id);
+      reply.complete(Errors.response(0, Errors.notAppended(ErrorCode.TIMEOUT, "cannot reach the leader, broker "
+          + leader + ", of " + request.getStream() + "/" + request.getShard() + " to forward the batch; not appended")));
+      return reply;
+    }
+    forwardedBatches.incrementAndGet();
+    forwardedBytes.addAndGet(request.getRecords().size());
+    Duration timeout = (request.getTimeoutMs() > 0 ? Duration.ofMillis(request.getTimeoutMs())
+        : settings.produceTimeout()).plus(grace);
+    system.scheduler().scheduleOnce(timeout, () -> {
+      CompletableFuture<Response> late = pending.remove(id);
+      if (late != null) {
+        late.complete(Errors.response(0, Errors.of(ErrorCode.TIMEOUT, "no answer from the leader, broker " + leader
+            + ", within " + timeout.toMillis() + " ms for a forwarded batch; it may or may not have been appended")));
+      }
+    }, system.executionContext());
+    return reply;
+  }
+
+  /** An answer from a leader; one for a request that already timed out is dropped. */
+  public void onResult(ForwardProduceResult result) {
+    CompletableFuture<Response> reply = pending.remove(result.getForwardId());
+    if (reply != null) {
+      reply.complete(result.getResponse());
+    }
+  }
+
+  public long forwardedBatches() {
+    return forwardedBatches.get();
+  }
+
+  public long forwardedBytes() {
+    return forwardedBytes.get();
+  }
+}

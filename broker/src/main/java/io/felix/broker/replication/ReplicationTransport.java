@@ -1,0 +1,39 @@
+package io.felix.broker.replication;
+
+import io.felix.broker.assignment.BrokerEndpoint;
+import io.felix.protocol.replication.ReplicationFrame;
+import java.util.Map;
+
+/**
+ * The broker-to-broker data connection: one TCP connection per broker pair carrying {@link ReplicationFrame}s both
+ * ways (the broker with the lower id dials). Delivery is best effort: a frame sent while the connection is down or
+ * its queue is full is dropped and {@link #send} says so. Everything above it (fetch resend on timeout, produce
+ * timeouts) is built so that no single frame has to arrive.
+ *
+ * <p>Small on purpose, so that a plain NIO implementation can replace the Pekko Streams one. Thread-safe.
+ */
+public interface ReplicationTransport extends AutoCloseable {
+
+  /** Receives every frame that arrives, on a transport thread; it must hand work off quickly. */
+  @FunctionalInterface
+  interface Inbound {
+    void onFrame(int fromBroker, ReplicationFrame frame);
+  }
+
+  /** The port the replication listener is bound to. */
+  int boundPort();
+
+  /** The peers' current addresses (from the latest assignment table); reconnects use the newest address. */
+  void updatePeers(Map<Integer, BrokerEndpoint> brokers);
+
+  /** Queues one frame for a peer. @return false when it was dropped (no connection, queue full, closed) */
+  boolean send(int toBroker, ReplicationFrame frame);
+
+  /** Frames and bytes sent since start, for metrics and benchmarks. */
+  long framesSent();
+
+  long bytesSent();
+
+  @Override
+  void close();
+}

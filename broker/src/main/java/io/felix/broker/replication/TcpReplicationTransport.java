@@ -1,0 +1,230 @@
+package io.felix.broker.replication;
+
+import com.google.protobuf.CodedOutputStream;
+import com.google.protobuf.InvalidProtocolBufferException;
+import io.felix.broker.assignment.BrokerEndpoint;
+import io.felix.protocol.replication.PeerHello;
+import io.felix.protocol.replication.ReplicationFrame;
+import java.io.IOException;
+import java.nio.ByteOrder;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.japi.Pair;
+import org.apache.pekko.stream.BoundedSourceQueue;
+import org.apache.pekko.stream.KillSwitches;
+import org.apache.pekko.stream.QueueOfferResult;
+import org.apache.pekko.stream.SharedKillSwitch;
+import org.apache.pekko.stream.javadsl.Flow;
+import org.apache.pekko.stream.javadsl.Framing;
+import org.apache.pekko.stream.javadsl.Keep;
+import org.apache.pekko.stream.javadsl.Sink;
+import org.apache.pekko.stream.javadsl.Source;
+import org.apache.pekko.stream.javadsl.Tcp;
+import org.apache.pekko.util.ByteString;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@link ReplicationTransport} over Pekko Streams TCP: {@code Tcp().bind} for peers that dial us, one outgoing
+ * connection to every peer with a higher id, each with a bounded send queue (frames are dropped when it is full)
+ * and a reconnect loop with exponential backoff. The socket write buffer comes from
+ * {@code pekko.stream.materializer.io.tcp.write-buffer-size} (128 KiB in reference.conf, measured in STACK.md).
+ *
+ * <p>Frame: 4-byte big-endian length, then one ReplicationFrame. The first frame of a dialled connection is a
+ * PeerHello naming the dialler. A frame over max-frame-size fails only that connection (it reconnects).
+ */
+public final class TcpReplicationTransport implements ReplicationTransport {
+  private static final Logger log = LoggerFactory.getLogger(TcpReplicationTransport.class);
+
+  private final ActorSystem<?> system;
+  private final int selfId;
+  private final ReplicationSettings settings;
+  private final Inbound inbound;
+  private final SharedKillSwitch killSwitch = KillSwitches.shared("replication-transport");
+  private final Map<Integer, BrokerEndpoint> peers = new ConcurrentHashMap<>();
+  private final Map<Integer, BoundedSourceQueue<ByteString>> links = new ConcurrentHashMap<>();
+  private final Map<Integer, Boolean> dialling = new ConcurrentHashMap<>();
+  private final AtomicLong framesSent = new AtomicLong();
+  private final AtomicLong bytesSent = new AtomicLong();
+  private final Tcp.ServerBinding binding;
+  private volatile boolean closed;
+
+  private TcpReplicationTransport(ActorSystem<?> system, int selfId, ReplicationSettings settings, Inbound inbound,
+      String host, int port) {
+    this.system = system;
+    this.selfId = selfId;
+    this.settings = settings;
+    this.inbound = inbound;
+    CompletionStage<Tcp.ServerBinding> bound = Tcp.get(system).bind(host, port)
+        .via(killSwitch.flow())
+        .to(Sink.foreach(this::accept))
+        .run(system);
+    try {
+      this.binding = bound.toCompletableFuture().get(10, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot bind the replication listener on " + host + ":" + port + ": " + e, e);
+    }
+    log.info("broker {}: replication listener bound on {}", selfId, binding.localAddress());
+  }
+
+  /** Binds the listener on host:port (0 = any free port) and returns once it is bound. */
+  public static TcpReplicationTransport start(ActorSystem<?> system, int selfId, ReplicationSettings settings,
+      Inbound inbound, String host, int port) {
+    return new TcpReplicationTransport(system, selfId, settings, inbound, host, port);
+  }
+
+  @Override
+  public int boundPort() {
+    return binding.localAddress().getPort();
+  }
+
+  @Override
+  public void updatePeers(Map<Integer, BrokerEndpoint> brokers) {
+    for (BrokerEndpoint e : brokers.values()) {
+      if (e.id() == selfId) {
+        continue;
+      }
+      peers.put(e.id(), e);
+      if (e.id() > selfId && dialling.putIfAbsent(e.id(), Boolean.TRUE) == null) {
+        dial(e.id(), settings.reconnectMinBackoff());
+      }
+    }
+  }
+
+  @Override
+  public boolean send(int toBroker, ReplicationFrame frame) {
+    BoundedSourceQueue<ByteString> queue = links.get(toBroker);
+    if (queue == null || closed) {
+      return false;
+    }
+    ByteString bytes = encode(frame);
+    QueueOfferResult result = queue.offer(bytes);
+    if (result == QueueOfferResult.enqueued()) {
+      framesSent.incrementAndGet();
+      bytesSent.addAndGet(bytes.size());
+      return true;
+    }
+    return false;
+  }
+
+  @Override
+  public long framesSent() {
+    return framesSent.get();
+  }
+
+  @Override
+  public long bytesSent() {
+    return bytesSent.get();
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    killSwitch.shutdown();
+    binding.unbind();
+  }
+
+  static ByteString encode(ReplicationFrame frame) {
+    int size = frame.getSerializedSize();
+    byte[] bytes = new byte[4 + size];
+    bytes[0] = (byte) (size >>> 24);
+    bytes[1] = (byte) (size >>> 16);
+    bytes[2] = (byte) (size >>> 8);
+    bytes[3] = (byte) size;
+    try {
+      CodedOutputStream out = CodedOutputStream.newInstance(bytes, 4, size);
+      frame.writeTo(out);
+      out.checkNoSpaceLeft();
+    } catch (IOException e) {
+      throw new IllegalStateException("protobuf wrote a different size than it computed", e);
+    }
+    return ByteString.fromArrayUnsafe(bytes);
+  }
+
+  private Flow<ByteString, ReplicationFrame, ?> decoder() {
+    return Framing.lengthField(4, 0, settings.maxFrameSize() + 4, ByteOrder.BIG_ENDIAN)
+        .map(bytes -> {
+          try {
+            return ReplicationFrame.parseFrom(bytes.drop(4).asByteBuffer());
+          } catch (InvalidProtocolBufferException e) {
+            throw new IllegalStateException("unparseable replication frame of " + bytes.size() + " bytes", e);
+          }
+        });
+  }
+
+  /** A peer with a lower id dialled us: its first frame says who it is; then the connection is our link to it. */
+  private void accept(Tcp.IncomingConnection connection) {
+    AtomicInteger peer = new AtomicInteger(-1);
+    CompletableFuture<BoundedSourceQueue<ByteString>> queueReady = new CompletableFuture<>();
+    Sink<ByteString, CompletionStage<Done>> in = decoder().toMat(Sink.foreach(frame -> {
+      if (frame.hasHello()) {
+        int id = frame.getHello().getBrokerId();
+        peer.set(id);
+        queueReady.thenAccept(q -> {
+          links.put(id, q);
+          log.info("broker {}: replication connection from broker {} ({})", selfId, id, connection.remoteAddress());
+        });
+      } else if (peer.get() >= 0) {
+        inbound.onFrame(peer.get(), frame);
+      }
+    }), Keep.right());
+    Pair<CompletionStage<Done>, BoundedSourceQueue<ByteString>> mat = connection.handleWith(
+        Flow.fromSinkAndSourceCoupledMat(in, Source.<ByteString>queue(settings.sendQueueFrames()), Keep.both())
+            .via(killSwitch.flow()),
+        system);
+    queueReady.complete(mat.second());
+    mat.first().whenComplete((done, failure) -> {
+      int id = peer.get();
+      if (id >= 0) {
+        links.remove(id, mat.second());
+        log.info("broker {}: replication connection from broker {} ended{}", selfId, id,
+            failure == null ? "" : ": " + failure.getMessage());
+      }
+    });
+  }
+
+  private void dial(int peerId, Duration backoff) {
+    if (closed) {
+      return;
+    }
+    BrokerEndpoint e = peers.get(peerId);
+    Pair<BoundedSourceQueue<ByteString>, CompletionStage<Done>> mat = Source.<ByteString>queue(settings.sendQueueFrames())
+        .via(killSwitch.flow())
+        .via(Tcp.get(system).outgoingConnection(e.host(), e.replicationPort()))
+        .via(decoder())
+        .toMat(Sink.foreach(frame -> {
+          if (!frame.hasHello()) {
+            inbound.onFrame(peerId, frame);
+          }
+        }), Keep.both())
+        .run(system);
+    BoundedSourceQueue<ByteString> queue = mat.first();
+    queue.offer(encode(ReplicationFrame.newBuilder().setHello(PeerHello.newBuilder().setBrokerId(selfId)).build()));
+    links.put(peerId, queue);
+    long started = System.nanoTime();
+    mat.second().whenComplete((done, failure) -> {
+      links.remove(peerId, queue);
+      if (closed) {
+        return;
+      }
+      // A connection that lived a while restarts the backoff; one that failed at once doubles it.
+      boolean lived = System.nanoTime() - started > settings.reconnectMaxBackoff().toNanos();
+      Duration next = lived ? settings.reconnectMinBackoff() : min(backoff.multipliedBy(2), settings.reconnectMaxBackoff());
+      log.info("broker {}: replication connection to broker {} at {}:{} ended ({}); reconnecting in {} ms", selfId,
+          peerId, e.host(), e.replicationPort(), failure == null ? "closed" : failure.getMessage(), backoff.toMillis());
+      system.scheduler().scheduleOnce(backoff, () -> dial(peerId, next), system.executionContext());
+    });
+  }
+
+  private static Duration min(Duration a, Duration b) {
+    return a.compareTo(b) <= 0 ? a : b;
+  }
+}

@@ -1,0 +1,57 @@
+package io.felix.broker.shard;
+
+import io.felix.broker.assignment.ShardId;
+import io.felix.broker.log.ShardLog;
+import io.felix.broker.replication.ReplicationSettings;
+import io.felix.broker.replication.ReplicationTransport;
+import io.felix.protocol.replication.ReplicationFrame;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+
+/**
+ * What every behaviour of one replica actor shares: identity, the log it owns, the transport, the settings and the
+ * state that outlives a change of role (the fence and the highest commit offset known). Used only from the replica
+ * actor's thread.
+ */
+final class ReplicaContext {
+  final ShardId id;
+  final int brokerId;
+  final ShardLog log;
+  final ReplicationTransport transport;
+  final ReplicationSettings settings;
+  final ReplicaRegistry registry;
+  final ActorContext<ShardReplica.Command> actor;
+  final ConsumerReads reads;
+  /** No leader below this epoch may append here or replicate to here (FenceShard). */
+  long fenceEpoch = -1;
+  /** The highest commit offset (high watermark) this replica knows; only grows. */
+  long commitOffset;
+
+  ReplicaContext(ShardId id, int brokerId, ShardLog log, ReplicationTransport transport, ReplicationSettings settings,
+      ReplicaRegistry registry, ActorContext<ShardReplica.Command> actor) {
+    this.id = id;
+    this.brokerId = brokerId;
+    this.log = log;
+    this.transport = transport;
+    this.settings = settings;
+    this.registry = registry;
+    this.actor = actor;
+    this.reads = new ConsumerReads(id, log);
+  }
+
+  /** Raises the known commit offset (never past the local log end) and serves consumers waiting for it. */
+  void commitTo(long offset) {
+    long bounded = Math.min(offset, log.logEndOffset());
+    if (bounded > commitOffset) {
+      commitOffset = bounded;
+      reads.onCommitAdvanced(commitOffset);
+    }
+  }
+
+  void send(int broker, ReplicationFrame frame) {
+    transport.send(broker, frame);
+  }
+
+  ReplicaStatus status(String role, boolean failed) {
+    return new ReplicaStatus(id, brokerId, true, role, log.lastEpoch(), log.logEndOffset(), commitOffset, failed);
+  }
+}

@@ -1,0 +1,189 @@
+package io.felix.broker.shard;
+
+import io.felix.broker.assignment.AssignmentTable;
+import io.felix.broker.assignment.ShardAssignment;
+import io.felix.broker.assignment.ShardId;
+import io.felix.broker.log.FlushScheduler;
+import io.felix.broker.log.LogSettings;
+import io.felix.broker.replication.ReplicationSettings;
+import io.felix.broker.replication.ReplicationTransport;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.Receive;
+import org.apache.pekko.actor.typed.receptionist.Receptionist;
+import org.apache.pekko.actor.typed.receptionist.ServiceKey;
+
+/**
+ * One per broker, registered with the Receptionist under {@link #SERVICE_KEY}: the control plane's handle on this
+ * broker's data plane. It applies assignment tables (starting, re-roling and retiring replica actors), and routes
+ * FenceShard / DescribeReplica to the replica. Replica logs live under {@code data-dir/<stream>-<shard>}.
+ */
+public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Command> {
+
+  public static final ServiceKey<Command> SERVICE_KEY = ServiceKey.create(Command.class, "felix-replica-directory");
+
+  public sealed interface Command permits ApplyAssignments, FenceShard, DescribeReplica, ReplicaStopped, Shutdown {}
+
+  /** Ignored unless {@code table.version} is newer than the table held. */
+  public record ApplyAssignments(AssignmentTable table) implements Command, ControlMessage {}
+
+  /** The replica adopts {@code newEpoch} as its fence and replies with its status (see CONTRACT.md). */
+  public record FenceShard(ShardId id, long newEpoch, ActorRef<ReplicaStatus> replyTo) implements Command, ControlMessage {}
+
+  public record DescribeReplica(ShardId id, ActorRef<ReplicaStatus> replyTo) implements Command, ControlMessage {}
+
+  private record ReplicaStopped(ShardId id, ActorRef<ShardReplica.Command> replica) implements Command {}
+
+  /** Local only: stop every replica (closing its log) and complete once all have stopped. */
+  public record Shutdown(CompletableFuture<Done> done) implements Command {}
+
+  private final int brokerId;
+  private final Path dataDir;
+  private final LogSettings logSettings;
+  private final FlushScheduler flusher;
+  private final ReplicationTransport transport;
+  private final ReplicationSettings settings;
+  private final ReplicaRegistry registry;
+  private final Map<ShardId, ActorRef<ShardReplica.Command>> replicas = new HashMap<>();
+  /** Every replica actor not yet terminated, retired ones included (their logs may still be open). */
+  private final Set<ActorRef<ShardReplica.Command>> live = new HashSet<>();
+  private CompletableFuture<Done> shuttingDown;
+  private long spawned;
+
+  private ReplicaDirectory(ActorContext<Command> context, Path dataDir, LogSettings logSettings,
+      FlushScheduler flusher, ReplicationTransport transport, ReplicationSettings settings, ReplicaRegistry registry) {
+    super(context);
+    this.brokerId = registry.brokerId();
+    this.dataDir = dataDir;
+    this.logSettings = logSettings;
+    this.flusher = flusher;
+    this.transport = transport;
+    this.settings = settings;
+    this.registry = registry;
+  }
+
+  public static Behavior<Command> create(Path dataDir, LogSettings logSettings, FlushScheduler flusher,
+      ReplicationTransport transport, ReplicationSettings settings, ReplicaRegistry registry) {
+    return Behaviors.setup(context -> {
+      context.getSystem().receptionist().tell(Receptionist.register(SERVICE_KEY, context.getSelf()));
+      return new ReplicaDirectory(context, dataDir, logSettings, flusher, transport, settings, registry);
+    });
+  }
+
+  @Override
+  public Receive<Command> createReceive() {
+    return newReceiveBuilder()
+        .onMessage(ApplyAssignments.class, this::onApply)
+        .onMessage(FenceShard.class, this::onFence)
+        .onMessage(DescribeReplica.class, this::onDescribe)
+        .onMessage(ReplicaStopped.class, this::onReplicaStopped)
+        .onMessage(Shutdown.class, this::onShutdown)
+        .build();
+  }
+
+  private Behavior<Command> onApply(ApplyAssignments apply) {
+    AssignmentTable table = apply.table();
+    long held = registry.table().version();
+    if (table.version() <= held || shuttingDown != null) {
+      getContext().getLog().debug("broker {} ignores assignment table v{} (holds v{})", brokerId, table.version(), held);
+      return this;
+    }
+    registry.table(table);
+    transport.updatePeers(table.brokers());
+    for (ShardAssignment a : table.shards().values()) {
+      if (!a.hostedBy(brokerId)) {
+        continue;
+      }
+      ActorRef<ShardReplica.Command> replica = replicas.get(a.id());
+      if (replica == null) {
+        replica = getContext().spawn(ShardReplica.create(a, brokerId, dataDir.resolve(directoryName(a.id())),
+            logSettings, flusher, transport, settings, registry), "replica-" + directoryName(a.id()) + "-" + (++spawned));
+        getContext().watchWith(replica, new ReplicaStopped(a.id(), replica));
+        replicas.put(a.id(), replica);
+        live.add(replica);
+        registry.put(a.id(), replica);
+      } else {
+        replica.tell(new ShardReplica.Assign(a));
+      }
+    }
+    for (Map.Entry<ShardId, ActorRef<ShardReplica.Command>> e : Map.copyOf(replicas).entrySet()) {
+      ShardAssignment a = table.shards().get(e.getKey());
+      if (a == null || !a.hostedBy(brokerId)) {
+        getContext().getLog().info("broker {} no longer hosts {} (table v{}): retiring its replica", brokerId,
+            e.getKey(), table.version());
+        registry.remove(e.getKey());
+        replicas.remove(e.getKey());
+        e.getValue().tell(new ShardReplica.Retire(true));
+      }
+    }
+    getContext().getLog().info("broker {} applied assignment table v{}: hosting {} replicas", brokerId,
+        table.version(), replicas.size());
+    return this;
+  }
+
+  private Behavior<Command> onFence(FenceShard fence) {
+    ActorRef<ShardReplica.Command> replica = replicas.get(fence.id());
+    if (replica == null) {
+      fence.replyTo().tell(ReplicaStatus.notHosted(fence.id(), brokerId));
+    } else {
+      replica.tell(new ShardReplica.Fence(fence.newEpoch(), fence.replyTo()));
+    }
+    return this;
+  }
+
+  private Behavior<Command> onDescribe(DescribeReplica describe) {
+    ActorRef<ShardReplica.Command> replica = replicas.get(describe.id());
+    if (replica == null) {
+      describe.replyTo().tell(ReplicaStatus.notHosted(describe.id(), brokerId));
+    } else {
+      replica.tell(new ShardReplica.Describe(describe.replyTo()));
+    }
+    return this;
+  }
+
+  private Behavior<Command> onReplicaStopped(ReplicaStopped stopped) {
+    live.remove(stopped.replica());
+    if (replicas.get(stopped.id()) == stopped.replica()) {
+      // Stopped without being retired: it failed. Forget it so that the next table starts it again.
+      getContext().getLog().warn("replica {} on broker {} stopped unexpectedly", stopped.id(), brokerId);
+      replicas.remove(stopped.id());
+      registry.remove(stopped.id());
+    }
+    completeShutdownIfDone();
+    return this;
+  }
+
+  private Behavior<Command> onShutdown(Shutdown shutdown) {
+    shuttingDown = shutdown.done();
+    for (Map.Entry<ShardId, ActorRef<ShardReplica.Command>> e : replicas.entrySet()) {
+      registry.remove(e.getKey());
+      e.getValue().tell(new ShardReplica.Retire(false));
+    }
+    replicas.clear();
+    completeShutdownIfDone();
+    return this;
+  }
+
+  private void completeShutdownIfDone() {
+    if (shuttingDown != null && live.isEmpty()) {
+      shuttingDown.complete(Done.getInstance());
+    }
+  }
+
+  /** A file-system-safe, unique directory (and actor) name for a shard. */
+  static String directoryName(ShardId id) {
+    return URLEncoder.encode(id.stream(), StandardCharsets.UTF_8).replace("*", "%2A") + "-" + id.shard();
+  }
+}

@@ -1,0 +1,47 @@
+package io.felix.broker.shard;
+
+import io.felix.broker.assignment.AssignmentTable;
+import io.felix.broker.assignment.ShardId;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.pekko.actor.typed.ActorRef;
+
+/**
+ * What the listeners (client and replication, running on stream threads) need to see of this broker's data
+ * plane: the current assignment table and the local replica actors. Written only by {@link ReplicaDirectory};
+ * read by anyone. Thread-safe.
+ */
+public final class ReplicaRegistry {
+  private final int brokerId;
+  private volatile AssignmentTable table = AssignmentTable.EMPTY;
+  private final Map<ShardId, ActorRef<ShardReplica.Command>> replicas = new ConcurrentHashMap<>();
+
+  public ReplicaRegistry(int brokerId) {
+    this.brokerId = brokerId;
+  }
+
+  public int brokerId() {
+    return brokerId;
+  }
+
+  public AssignmentTable table() {
+    return table;
+  }
+
+  public Optional<ActorRef<ShardReplica.Command>> replica(ShardId id) {
+    return Optional.ofNullable(replicas.get(id));
+  }
+
+  void table(AssignmentTable newer) {
+    table = newer;
+  }
+
+  void put(ShardId id, ActorRef<ShardReplica.Command> replica) {
+    replicas.put(id, replica);
+  }
+
+  void remove(ShardId id) {
+    replicas.remove(id);
+  }
+}

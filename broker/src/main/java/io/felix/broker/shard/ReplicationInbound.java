@@ -1,0 +1,88 @@
+package io.felix.broker.shard;
+
+import io.felix.broker.assignment.ShardId;
+import io.felix.protocol.Errors;
+import io.felix.broker.replication.ProduceForwarder;
+import io.felix.broker.replication.ReplicationTransport;
+import io.felix.protocol.client.ErrorCode;
+import io.felix.protocol.client.Response;
+import io.felix.protocol.replication.FetchError;
+import io.felix.protocol.replication.ForwardProduce;
+import io.felix.protocol.replication.ForwardProduceResult;
+import io.felix.protocol.replication.ReplicaFetchResult;
+import io.felix.protocol.replication.ReplicationFrame;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
+import org.apache.pekko.actor.typed.ActorRef;
+
+/**
+ * Routes frames arriving on the replication connection to the local replica actors: follower fetches to the
+ * leader's replica, fetch answers to the follower's, forwarded produces (plain mode) to the leader's replica with
+ * the answer sent back, and forward answers to the {@link ProduceForwarder}.
+ */
+public final class ReplicationInbound implements ReplicationTransport.Inbound {
+  private final ReplicaRegistry registry;
+  private final Supplier<ReplicationTransport> transport;
+  private final Supplier<ProduceForwarder> forwarder;
+
+  /** Suppliers because the transport is built with this router as its inbound handler. */
+  public ReplicationInbound(ReplicaRegistry registry, Supplier<ReplicationTransport> transport,
+      Supplier<ProduceForwarder> forwarder) {
+    this.registry = registry;
+    this.transport = transport;
+    this.forwarder = forwarder;
+  }
+
+  @Override
+  public void onFrame(int fromBroker, ReplicationFrame frame) {
+    switch (frame.getBodyCase()) {
+      case FETCH: {
+        ShardId id = ControlMessageSerializer.id(frame.getFetch().getShard());
+        Optional<ActorRef<ShardReplica.Command>> replica = registry.replica(id);
+        if (replica.isPresent()) {
+          replica.get().tell(new ShardReplica.FollowerFetch(fromBroker, frame.getFetch()));
+        } else {
+          transport.get().send(fromBroker, ReplicationFrame.newBuilder().setFetchResult(ReplicaFetchResult.newBuilder()
+              .setShard(frame.getFetch().getShard()).setFetchId(frame.getFetch().getFetchId())
+              .setLeaderEpoch(-1).setError(FetchError.FETCH_NOT_LEADER)).build());
+        }
+        break;
+      }
+      case FETCH_RESULT:
+        registry.replica(ControlMessageSerializer.id(frame.getFetchResult().getShard())).ifPresent(r ->
+            r.tell(new ShardReplica.FetchResultArrived(fromBroker, frame.getFetchResult())));
+        break;
+      case FORWARD_PRODUCE:
+        onForwardedProduce(fromBroker, frame.getForwardProduce());
+        break;
+      case FORWARD_RESULT:
+        forwarder.get().onResult(frame.getForwardResult());
+        break;
+      default:
+        break;
+    }
+  }
+
+  private void onForwardedProduce(int fromBroker, ForwardProduce forward) {
+    CompletableFuture<Response> reply = new CompletableFuture<>();
+    reply.thenAccept(response -> transport.get().send(fromBroker, ReplicationFrame.newBuilder()
+        .setForwardResult(ForwardProduceResult.newBuilder().setForwardId(forward.getForwardId()).setResponse(response))
+        .build()));
+    ShardId id;
+    RecordListSummary summary;
+    try {
+      id = new ShardId(forward.getRequest().getStream(), forward.getRequest().getShard());
+      summary = RecordListSummary.scan(forward.getRequest().getRecords());
+    } catch (IllegalArgumentException | RecordListSummary.InvalidRecordsException e) {
+      reply.complete(Errors.response(0, Errors.notAppended(ErrorCode.INVALID_REQUEST, e.getMessage())));
+      return;
+    }
+    Optional<ActorRef<ShardReplica.Command>> replica = registry.replica(id);
+    if (replica.isEmpty()) {
+      reply.complete(ShardReplica.notLeader(id, registry.table().shard(id).map(a -> a.leader()).orElse(-1), registry));
+      return;
+    }
+    replica.get().tell(new ShardReplica.ClientProduce(forward.getRequest(), summary, reply));
+  }
+}

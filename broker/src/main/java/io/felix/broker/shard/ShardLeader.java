@@ -1,0 +1,394 @@
+package io.felix.broker.shard;
+
+import com.google.protobuf.UnsafeByteOperations;
+import io.felix.broker.assignment.ShardAssignment;
+import io.felix.protocol.Errors;
+import io.felix.broker.log.InvalidBatchException;
+import io.felix.broker.log.LogRead;
+import io.felix.protocol.client.ErrorCode;
+import io.felix.protocol.client.ProduceRequest;
+import io.felix.protocol.replication.FetchError;
+import io.felix.protocol.replication.ReplicaFetch;
+import io.felix.protocol.replication.ReplicaFetchResult;
+import io.felix.protocol.replication.ReplicationFrame;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.PostStop;
+import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
+import org.apache.pekko.actor.typed.javadsl.Receive;
+
+/**
+ * The leader role of a shard replica at one epoch.
+ *
+ * <p>Appends: a produce is appended with the leader's epoch; its offsets are the log's. Followers pull (see
+ * {@link ShardFollower}); a fetch that finds nothing new is held until records arrive or fetch-max-wait passes.
+ * Each fetch is also an ack: it carries the follower's stored offset.
+ *
+ * <p>Commit offset: the highest offset stored on a majority of the replica set (the leader's own stored offset
+ * counts; learners never do), and only once that majority holds a record of this epoch. That second rule is
+ * Raft's: counting replicas of an older epoch's records could commit records that a later leader, elected from
+ * a different majority, overwrites. So a new leader whose log is not empty first appends an epoch marker (one
+ * empty batch); consumers never see it.
+ *
+ * <p>Fencing: a fetch carrying a newer epoch, a FenceShard or a newer assignment stops appends at once; pending
+ * producers then get TIMEOUT (outcome unknown). A fenced leader keeps serving fetches of its followers.
+ */
+final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
+  private final ReplicaContext ctx;
+  private ShardAssignment assignment;
+  private final long epoch;
+  private final long epochStart;
+  private final PendingProduces pending;
+  private final Map<Integer, FollowerProgress> followers = new HashMap<>();
+  /** KIP-101 answers of this epoch: a leader's log below its end does not change. */
+  private final Map<Long, long[]> epochEnds = new HashMap<>();
+  private long stored;
+  private boolean fenced;
+
+  /** What the leader knows of one follower or learner in this epoch. */
+  private static final class FollowerProgress {
+    final boolean learner;
+    long fetchOffset = -1;
+    long storedOffset;
+    long lastFetchNanos;
+    boolean inSync;
+    ReplicaFetch held;
+    long heldSinceNanos;
+
+    FollowerProgress(boolean learner) {
+      this.learner = learner;
+    }
+  }
+
+  private ShardLeader(ReplicaContext ctx, ShardAssignment assignment) {
+    super(ctx.actor);
+    this.ctx = ctx;
+    this.assignment = assignment;
+    this.epoch = assignment.leaderEpoch();
+    this.pending = new PendingProduces(epoch);
+    long end = ctx.log.logEndOffset();
+    if (end > 0 && ctx.log.lastEpoch() < epoch) {
+      long now = System.currentTimeMillis();
+      this.epochStart = ctx.log.appendAsLeader(epoch, 1, now, now, ByteBuffer.allocate(0));
+    } else {
+      this.epochStart = end;
+    }
+    this.stored = ctx.log.storedOffset();
+    trackFollowers();
+    awaitStored(ctx.log.logEndOffset());
+    ctx.actor.getLog().info("replica {} leads at epoch {} from offset {} (replicas {}, learners {})", ctx.id, epoch,
+        epochStart, assignment.replicas(), assignment.learners());
+  }
+
+  static Behavior<ShardReplica.Command> create(ReplicaContext ctx, ShardAssignment assignment) {
+    return new ShardLeader(ctx, assignment);
+  }
+
+  @Override
+  public Receive<ShardReplica.Command> createReceive() {
+    return newReceiveBuilder()
+        .onMessage(ShardReplica.ClientProduce.class, this::onProduce)
+        .onMessage(ShardReplica.Stored.class, this::onStored)
+        .onMessage(ShardReplica.FollowerFetch.class, this::onFollowerFetch)
+        .onMessage(ShardReplica.FetchResultArrived.class, r -> this)
+        .onMessage(ShardReplica.ClientFetch.class, f -> {
+          ctx.reads.fetch(f, ctx.commitOffset, true);
+          return this;
+        })
+        .onMessageEquals(ShardReplica.Tick.INSTANCE, this::onTick)
+        .onMessage(ShardReplica.Assign.class, this::onAssign)
+        .onMessage(ShardReplica.Fence.class, this::onFence)
+        .onMessage(ShardReplica.Describe.class, d -> {
+          d.replyTo().tell(ctx.status(fenced ? "fenced" : "leader", false));
+          return this;
+        })
+        .onMessage(ShardReplica.Retire.class, r -> {
+          pending.failAll("replica " + ctx.id + " was retired from this broker");
+          return ShardReplica.retire(ctx, r);
+        })
+        .onSignal(PostStop.class, s -> {
+          pending.failAll("broker stopping");
+          ShardReplica.onPostStop(ctx, s);
+          return this;
+        })
+        .build();
+  }
+
+  private Behavior<ShardReplica.Command> onProduce(ShardReplica.ClientProduce p) {
+    ProduceRequest r = p.request();
+    if (fenced || ctx.fenceEpoch > epoch) {
+      p.reply().complete(ShardReplica.notLeader(ctx.id, -1, ctx.registry));
+      return this;
+    }
+    long base;
+    try {
+      base = ctx.log.appendAsLeader(epoch, p.summary().count(), p.summary().firstTimestamp(),
+          p.summary().maxTimestamp(), r.getRecords().asReadOnlyByteBuffer());
+    } catch (InvalidBatchException e) {
+      p.reply().complete(Errors.response(0, Errors.notAppended(ErrorCode.INVALID_REQUEST, e.getMessage())));
+      return this;
+    } catch (RuntimeException e) {
+      ctx.actor.getLog().error("replica {}: append failed, no longer accepting writes: {}", ctx.id, e.toString());
+      fence("its log failed");
+      p.reply().complete(Errors.response(0, Errors.of(ErrorCode.TIMEOUT, "append failed: " + e.getMessage())));
+      return this;
+    }
+    long end = base + p.summary().count();
+    long timeoutMs = r.getTimeoutMs() > 0 ? r.getTimeoutMs() : ctx.settings.produceTimeout().toMillis();
+    pending.add(r.getAcks(), base, end, System.nanoTime() + timeoutMs * 1_000_000L, p.reply());
+    awaitStored(end);
+    releaseHeldFetches();
+    return this;
+  }
+
+  private Behavior<ShardReplica.Command> onStored(ShardReplica.Stored s) {
+    if (s.offset() > stored) {
+      stored = s.offset();
+      advanceCommit();
+    }
+    return this;
+  }
+
+  private Behavior<ShardReplica.Command> onFollowerFetch(ShardReplica.FollowerFetch f) {
+    ReplicaFetch fetch = f.fetch();
+    if (fetch.getLeaderEpoch() > epoch) {
+      fence("broker " + f.fromBroker() + " follows epoch " + fetch.getLeaderEpoch());
+    }
+    if (fetch.getLeaderEpoch() != epoch) {
+      ShardReplica.refuseFetch(ctx, f, epoch, FetchError.FETCH_EPOCH_MISMATCH);
+      return this;
+    }
+    FollowerProgress progress = followers.get(f.fromBroker());
+    if (progress == null) {
+      ShardReplica.refuseFetch(ctx, f, epoch, FetchError.FETCH_NOT_LEADER); // not in the replica set or learners
+      return this;
+    }
+    long offset = fetch.getFetchOffset();
+    long[] agreed = epochEnd(fetch.getLastFetchedEpoch());
+    if (offset > ctx.log.logEndOffset() || agreed[0] != fetch.getLastFetchedEpoch() || offset > agreed[1]) {
+      ctx.send(f.fromBroker(), ReplicationFrame.newBuilder().setFetchResult(result(fetch)
+          .setError(FetchError.FETCH_DIVERGING).setDivergingEpoch(agreed[0]).setDivergingEndOffset(agreed[1])).build());
+      return this;
+    }
+    long now = System.nanoTime();
+    progress.fetchOffset = offset;
+    progress.storedOffset = Math.min(fetch.getDurableOffset(), offset);
+    progress.lastFetchNanos = now;
+    updateInSync(f.fromBroker(), progress, now);
+    advanceCommit();
+    if (offset < ctx.log.logEndOffset()) {
+      progress.held = null;
+      ship(f.fromBroker(), fetch);
+    } else {
+      progress.held = fetch;
+      progress.heldSinceNanos = now;
+    }
+    return this;
+  }
+
+  private Behavior<ShardReplica.Command> onTick() {
+    long now = System.nanoTime();
+    long maxWait = ctx.settings.fetchMaxWait().toNanos();
+    for (Map.Entry<Integer, FollowerProgress> e : followers.entrySet()) {
+      FollowerProgress p = e.getValue();
+      if (p.held != null && now - p.heldSinceNanos >= maxWait) {
+        ReplicaFetch held = p.held;
+        p.held = null;
+        ship(e.getKey(), held);
+      }
+      updateInSync(e.getKey(), p, now);
+    }
+    if (!pending.isEmpty()) {
+      pending.expire(now, timeoutError(now));
+    }
+    ctx.reads.onTick(now, ctx.commitOffset);
+    return this;
+  }
+
+  private Behavior<ShardReplica.Command> onAssign(ShardReplica.Assign a) {
+    ShardAssignment next = a.assignment();
+    if (next.leaderEpoch() < epoch) {
+      return this;
+    }
+    if (next.leaderEpoch() == epoch && next.leader() == ctx.brokerId) {
+      assignment = next; // same leadership, new replica set or learners (a move)
+      trackFollowers();
+      advanceCommit();
+      return this;
+    }
+    pending.failAll("leadership of " + ctx.id + " moved to epoch " + next.leaderEpoch());
+    ctx.reads.releaseAll(ctx.commitOffset);
+    return ShardReplica.roleFor(ctx, next, false);
+  }
+
+  private Behavior<ShardReplica.Command> onFence(ShardReplica.Fence f) {
+    ctx.fenceEpoch = Math.max(ctx.fenceEpoch, f.newEpoch());
+    if (f.newEpoch() > epoch) {
+      fence("fenced at epoch " + f.newEpoch());
+    }
+    f.replyTo().tell(ctx.status(fenced ? "fenced" : "leader", false));
+    return this;
+  }
+
+  private void fence(String why) {
+    if (!fenced) {
+      fenced = true;
+      ctx.actor.getLog().info("replica {} stops taking appends at epoch {}: {}", ctx.id, epoch, why);
+      pending.failAll("leadership of " + ctx.id + " at epoch " + epoch + " ended (" + why + ")");
+    }
+  }
+
+  /** Sends a follower the batches after its fetch offset (possibly none, when a held fetch times out). */
+  private void ship(int follower, ReplicaFetch fetch) {
+    int maxBytes = fetch.getMaxBytes() > 0 ? Math.min(fetch.getMaxBytes(), ctx.settings.fetchMaxBytes())
+        : ctx.settings.fetchMaxBytes();
+    LogRead read = ctx.log.read(fetch.getFetchOffset(), maxBytes);
+    ctx.send(follower, ReplicationFrame.newBuilder().setFetchResult(result(fetch)
+        .setBatches(UnsafeByteOperations.unsafeWrap(read.batches()))).build());
+  }
+
+  private ReplicaFetchResult.Builder result(ReplicaFetch fetch) {
+    return ReplicaFetchResult.newBuilder().setShard(fetch.getShard()).setLeaderEpoch(epoch)
+        .setFetchId(fetch.getFetchId()).setFetchOffset(fetch.getFetchOffset()).setCommitOffset(ctx.commitOffset)
+        .setLeaderLogEndOffset(ctx.log.logEndOffset());
+  }
+
+  private void releaseHeldFetches() {
+    for (Map.Entry<Integer, FollowerProgress> e : followers.entrySet()) {
+      FollowerProgress p = e.getValue();
+      if (p.held != null) {
+        ReplicaFetch held = p.held;
+        p.held = null;
+        ship(e.getKey(), held);
+      }
+    }
+  }
+
+  /**
+   * KIP-101 with KIP-279's refinement: the largest epoch of this log that is <= {@code epoch}, and where it ends
+   * here ({epoch, endOffset}); {-1, 0} when this log has no such epoch.
+   */
+  private long[] epochEnd(long followerEpoch) {
+    if (followerEpoch < 0) {
+      return new long[] {-1, 0};
+    }
+    if (followerEpoch >= ctx.log.lastEpoch()) {
+      return new long[] {ctx.log.lastEpoch(), ctx.log.logEndOffset()};
+    }
+    return epochEnds.computeIfAbsent(followerEpoch, e -> {
+      long end = ctx.log.endOffsetForEpoch(e);
+      if (end == 0) {
+        return new long[] {-1, 0};
+      }
+      // The batch just before `end` carries the largest epoch <= e.
+      long found = ctx.log.read(end - 1, 1).decoder().next().leaderEpoch();
+      return new long[] {found, end};
+    });
+  }
+
+  private void advanceCommit() {
+    List<Long> storedOffsets = new ArrayList<>();
+    storedOffsets.add(stored);
+    for (int replica : assignment.replicas()) {
+      FollowerProgress p = followers.get(replica);
+      if (p != null) {
+        storedOffsets.add(p.storedOffset);
+      }
+    }
+    storedOffsets.sort((x, y) -> Long.compare(y, x));
+    int quorum = assignment.quorumSize();
+    long candidate = storedOffsets.size() >= quorum ? storedOffsets.get(quorum - 1) : 0;
+    if (candidate > epochStart) {
+      ctx.commitTo(candidate);
+    }
+    if (!pending.isEmpty()) {
+      pending.complete(ctx.commitOffset, stored, this::allInSyncStored);
+    }
+  }
+
+  private boolean allInSyncStored(long end) {
+    if (end > ctx.commitOffset) {
+      return false;
+    }
+    for (int replica : assignment.replicas()) {
+      FollowerProgress p = followers.get(replica);
+      if (p != null && p.inSync && p.storedOffset < end) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private void updateInSync(int broker, FollowerProgress p, long now) {
+    boolean inSync = p.fetchOffset >= 0
+        && now - p.lastFetchNanos <= ctx.settings.isrMaxLagTime().toNanos()
+        && ctx.log.logEndOffset() - p.fetchOffset <= ctx.settings.isrMaxLagRecords();
+    if (inSync != p.inSync) {
+      p.inSync = inSync;
+      if (!p.learner) {
+        ctx.actor.getLog().info("replica {}: broker {} {} the in-sync set at epoch {} (fetched up to {}, log end {})",
+            ctx.id, broker, inSync ? "joined" : "left", epoch, p.fetchOffset, ctx.log.logEndOffset());
+      }
+    }
+  }
+
+  private io.felix.protocol.client.Error timeoutError(long now) {
+    int inContact = 1;
+    for (int replica : assignment.replicas()) {
+      FollowerProgress p = followers.get(replica);
+      if (p != null && p.fetchOffset >= 0 && now - p.lastFetchNanos <= ctx.settings.isrMaxLagTime().toNanos()) {
+        inContact++;
+      }
+    }
+    if (inContact < assignment.quorumSize()) {
+      return Errors.of(ErrorCode.NOT_ENOUGH_REPLICAS, "only " + inContact + " of " + assignment.replicas().size()
+          + " replicas of " + ctx.id + " are in contact, " + assignment.quorumSize() + " needed; the batch was "
+          + "appended by the leader and may or may not be committed later");
+    }
+    return Errors.of(ErrorCode.TIMEOUT, "the acks of " + ctx.id + " were not met in time; the batch was appended "
+        + "by the leader and may or may not be committed later");
+  }
+
+  private void trackFollowers() {
+    Map<Integer, FollowerProgress> before = new HashMap<>(followers);
+    followers.clear();
+    for (int r : assignment.replicas()) {
+      if (r != ctx.brokerId) {
+        followers.put(r, keep(before.get(r), false));
+      }
+    }
+    for (int r : assignment.learners()) {
+      if (r != ctx.brokerId && !followers.containsKey(r)) {
+        followers.put(r, keep(before.get(r), true));
+      }
+    }
+  }
+
+  private static FollowerProgress keep(FollowerProgress old, boolean learner) {
+    FollowerProgress p = new FollowerProgress(learner);
+    if (old != null) {
+      p.fetchOffset = old.fetchOffset;
+      p.storedOffset = old.storedOffset;
+      p.lastFetchNanos = old.lastFetchNanos;
+      p.inSync = old.inSync;
+      p.held = old.held;
+      p.heldSinceNanos = old.heldSinceNanos;
+    }
+    return p;
+  }
+
+  private void awaitStored(long offset) {
+    if (offset <= stored) {
+      return;
+    }
+    ctx.log.awaitStored(offset).whenComplete((off, failure) -> {
+      if (failure == null) {
+        ctx.actor.getSelf().tell(new ShardReplica.Stored(off));
+      }
+    });
+  }
+}

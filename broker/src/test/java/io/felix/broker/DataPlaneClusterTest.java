@@ -1,0 +1,270 @@
+package io.felix.broker;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.protobuf.ByteString;
+import io.felix.broker.assignment.ShardAssignment;
+import io.felix.broker.assignment.ShardId;
+import io.felix.broker.shard.ReplicaStatus;
+import io.felix.client.ClientMode;
+import io.felix.client.ClientSettings;
+import io.felix.client.FelixClient;
+import io.felix.client.FetchResult;
+import io.felix.client.FetchedRecord;
+import io.felix.client.RecordMetadata;
+import io.felix.protocol.RecordLists;
+import io.felix.protocol.client.Acks;
+import io.felix.protocol.client.ErrorCode;
+import io.felix.protocol.client.FetchRequest;
+import io.felix.protocol.client.MetadataRequest;
+import io.felix.protocol.client.ProduceRequest;
+import io.felix.protocol.client.Record;
+import io.felix.protocol.client.RecordBatch;
+import io.felix.protocol.client.Request;
+import io.felix.protocol.client.Response;
+import io.felix.protocol.replication.FetchError;
+import io.felix.protocol.replication.ReplicaFetchResult;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Three brokers in one JVM, replication factor 3, leaders spread over the brokers. Produces through the real
+ * client in both modes and reads everything back; checks the client protocol's errors on raw sockets.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class DataPlaneClusterTest {
+  private static final int RECORDS = 100_000;
+  private static final int SHARDS = 3;
+
+  private TestBrokers brokers;
+
+  @BeforeAll
+  void startCluster(@TempDir Path dir) {
+    brokers = new TestBrokers(dir, 3, "");
+    List<ShardAssignment> shards = new ArrayList<>();
+    for (String stream : List.of("cluster-mode", "plain-mode", "protocol", "epochs")) {
+      for (int s = 0; s < SHARDS; s++) {
+        shards.add(new ShardAssignment(new ShardId(stream, s), List.of(0, 1, 2), List.of(), s % 3, 1));
+      }
+    }
+    brokers.apply(brokers.table(Map.of("cluster-mode", SHARDS, "plain-mode", SHARDS, "protocol", SHARDS,
+        "epochs", SHARDS), shards));
+    for (int b = 0; b < 3; b++) {
+      int broker = b;
+      TestBrokers.await("broker " + b + " hosts its replicas", Duration.ofSeconds(20), () ->
+          brokers.describe(broker, new ShardId("epochs", 2)).hosted());
+    }
+  }
+
+  @AfterAll
+  void stopCluster() {
+    brokers.close();
+  }
+
+  @Test
+  void hundredThousandRecordsInClusterModeAreReadBackCompleteInOrderByteForByte() throws Exception {
+    produceAndReadBack("cluster-mode", ClientMode.CLUSTER, brokers.clientAddress(1));
+    assertEquals(0, brokers.plane(0).forwardedBatches() + brokers.plane(1).forwardedBatches()
+        + brokers.plane(2).forwardedBatches(), "cluster mode sends every batch to its leader");
+    for (int s = 0; s < SHARDS; s++) {
+      assertFollowersHoldTheLeadersLogUpToTheCommitOffset(new ShardId("cluster-mode", s));
+    }
+  }
+
+  @Test
+  void hundredThousandRecordsInPlainModeAreForwardedAndReadBackCompleteInOrder() throws Exception {
+    long before = brokers.plane(0).forwardedBatches();
+    produceAndReadBack("plain-mode", ClientMode.PLAIN, brokers.clientAddress(0));
+    assertTrue(brokers.plane(0).forwardedBatches() > before, "broker 0 forwarded the batches of shards 1 and 2");
+    assertTrue(brokers.plane(0).forwardedBytes() > (long) RECORDS * 2 / 3 * 40,
+        "forwarded bytes cover two thirds of the records");
+  }
+
+  private void produceAndReadBack(String stream, ClientMode mode, String bootstrap) throws Exception {
+    List<List<byte[]>> expected = new ArrayList<>();
+    for (int s = 0; s < SHARDS; s++) {
+      expected.add(new ArrayList<>());
+    }
+    try (FelixClient client = new FelixClient(ClientSettings.builder(bootstrap).mode(mode).acks(Acks.QUORUM)
+        .linger(Duration.ofMillis(2)).batchSizeBytes(64 * 1024).build())) {
+      List<CompletableFuture<RecordMetadata>> acks = new ArrayList<>(RECORDS);
+      for (int i = 0; i < RECORDS; i++) {
+        int shard = i % SHARDS;
+        byte[] value = value(stream, i);
+        expected.get(shard).add(value);
+        acks.add(client.produce(stream, shard, ("k" + i).getBytes(StandardCharsets.UTF_8), value, List.of()));
+      }
+      CompletableFuture.allOf(acks.toArray(new CompletableFuture<?>[0])).get(120, TimeUnit.SECONDS);
+      for (int i = 0; i < RECORDS; i++) {
+        RecordMetadata m = acks.get(i).get();
+        assertEquals(i % SHARDS, m.shard());
+        assertEquals(i / SHARDS, m.offset(), "record " + i + " has the next offset of its shard");
+      }
+      for (int s = 0; s < SHARDS; s++) {
+        List<FetchedRecord> read = readAll(client, stream, s, expected.get(s).size());
+        assertEquals(expected.get(s).size(), read.size(), "records read back from shard " + s);
+        for (int j = 0; j < read.size(); j++) {
+          assertEquals(j, read.get(j).offset());
+          assertArrayEquals(expected.get(s).get(j), read.get(j).value(), "shard " + s + " offset " + j);
+        }
+      }
+    }
+  }
+
+  private static byte[] value(String stream, int i) {
+    StringBuilder b = new StringBuilder(stream).append('-').append(i).append(':');
+    while (b.length() < 64) {
+      b.append((char) ('a' + (i + b.length()) % 26));
+    }
+    return b.toString().getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static List<FetchedRecord> readAll(FelixClient client, String stream, int shard, int count)
+      throws Exception {
+    List<FetchedRecord> out = new ArrayList<>();
+    long offset = 0;
+    while (out.size() < count) {
+      FetchResult r = client.fetch(stream, shard, offset, 1024 * 1024, 500).get(30, TimeUnit.SECONDS);
+      if (r.records().isEmpty()) {
+        break;
+      }
+      out.addAll(r.records());
+      offset = r.nextOffset();
+    }
+    return out;
+  }
+
+  /** Each follower serves, from its own log, the same batches as the leader below the commit offset. */
+  private void assertFollowersHoldTheLeadersLogUpToTheCommitOffset(ShardId id) throws Exception {
+    int leader = id.shard() % 3;
+    ReplicaStatus leaderStatus = brokers.describe(leader, id);
+    for (int b = 0; b < 3; b++) {
+      int broker = b;
+      TestBrokers.await("broker " + b + " knows commit offset " + leaderStatus.commitOffset() + " of " + id,
+          Duration.ofSeconds(20), () -> brokers.describe(broker, id).commitOffset() >= leaderStatus.commitOffset());
+    }
+    List<RecordBatch> leaderBatches = committedBatches(leader, id, leaderStatus.commitOffset());
+    assertEquals(leaderStatus.commitOffset(), leaderBatches.stream().mapToLong(RecordBatch::getRecordCount).sum());
+    for (int b = 0; b < 3; b++) {
+      if (b != leader) {
+        assertEquals(leaderBatches, committedBatches(b, id, leaderStatus.commitOffset()),
+            "broker " + b + "'s log of " + id + " equals the leader's up to the commit offset");
+      }
+    }
+  }
+
+  private List<RecordBatch> committedBatches(int broker, ShardId id, long upTo) throws Exception {
+    List<RecordBatch> batches = new ArrayList<>();
+    try (RawClient raw = new RawClient(brokers.endpoint(broker).host(), brokers.endpoint(broker).clientPort())) {
+      long offset = 0;
+      while (offset < upTo) {
+        Response r = raw.call(Request.newBuilder().setFetch(FetchRequest.newBuilder().setStream(id.stream())
+            .setShard(id.shard()).setOffset(offset).setMaxBytes(1 << 20).setForwardIfNotLeader(true)));
+        assertEquals(ErrorCode.NONE, r.getError().getCode(), r.getError().getMessage());
+        for (RecordBatch batch : r.getFetch().getBatchesList()) {
+          if (batch.getBaseOffset() < upTo) {
+            batches.add(batch);
+          }
+          offset = batch.getBaseOffset() + batch.getRecordCount();
+        }
+      }
+    }
+    return batches;
+  }
+
+  @Test
+  void produceToANonLeaderInClusterModeGetsNotLeaderNamingTheLeader() throws Exception {
+    try (RawClient raw = new RawClient(brokers.endpoint(2).host(), brokers.endpoint(2).clientPort())) {
+      Response r = raw.call(Request.newBuilder().setProduce(ProduceRequest.newBuilder().setStream("protocol")
+          .setShard(1).setRecords(oneRecord("misdirected"))));
+      assertEquals(ErrorCode.NOT_LEADER, r.getError().getCode());
+      assertEquals(1, r.getError().getLeaderId());
+      assertEquals(brokers.clientAddress(1), r.getError().getLeaderAddress());
+      assertEquals(0, brokers.describe(2, new ShardId("protocol", 1)).logEndOffset(), "nothing appended");
+    }
+  }
+
+  @Test
+  void oversizeFrameGetsFrameTooLargeAndClosesOnlyItsConnection() throws Exception {
+    try (RawClient bystander = new RawClient(brokers.endpoint(0).host(), brokers.endpoint(0).clientPort());
+        RawClient offender = new RawClient(brokers.endpoint(0).host(), brokers.endpoint(0).clientPort())) {
+      Response ok = bystander.call(Request.newBuilder().setProduce(ProduceRequest.newBuilder().setStream("protocol")
+          .setShard(0).setRecords(oneRecord("before"))));
+      assertEquals(ErrorCode.NONE, ok.getError().getCode());
+      offender.sendRaw(new byte[] {0x00, (byte) 0x90, 0x00, 0x01}); // 9 MiB + 1 announced; 8 MiB allowed
+      Response tooLarge = offender.read();
+      assertEquals(ErrorCode.FRAME_TOO_LARGE, tooLarge.getError().getCode());
+      assertTrue(tooLarge.getError().getMessage().contains("9437185"), tooLarge.getError().getMessage());
+      assertTrue(offender.closedByPeer(), "the offending connection is closed");
+      assertBystanderStillServed(bystander, ok.getProduce().getBaseOffset());
+    }
+  }
+
+  @Test
+  void garbageFrameGetsInvalidRequestAndClosesOnlyItsConnection() throws Exception {
+    try (RawClient bystander = new RawClient(brokers.endpoint(0).host(), brokers.endpoint(0).clientPort());
+        RawClient offender = new RawClient(brokers.endpoint(0).host(), brokers.endpoint(0).clientPort())) {
+      Response ok = bystander.call(Request.newBuilder().setProduce(ProduceRequest.newBuilder().setStream("protocol")
+          .setShard(0).setRecords(oneRecord("before garbage"))));
+      assertEquals(ErrorCode.NONE, ok.getError().getCode());
+      offender.sendFrame(new byte[] {(byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, 0x0f, 0x13, 0x37});
+      Response invalid = offender.read();
+      assertEquals(ErrorCode.INVALID_REQUEST, invalid.getError().getCode());
+      assertTrue(offender.closedByPeer(), "the offending connection is closed");
+      assertBystanderStillServed(bystander, ok.getProduce().getBaseOffset());
+    }
+  }
+
+  @Test
+  void staleEpochFetchIsRejectedAndANewerEpochStopsTheLeaderTakingAppends() throws Exception {
+    ShardId id = new ShardId("epochs", 0); // led by broker 0 at epoch 1
+    try (RawClient producer = new RawClient(brokers.endpoint(0).host(), brokers.endpoint(0).clientPort());
+        RawReplicationPeer peer = new RawReplicationPeer(brokers.endpoint(0).host(),
+            brokers.endpoint(0).replicationPort(), 7)) {
+      Response ok = producer.call(Request.newBuilder().setProduce(ProduceRequest.newBuilder().setStream("epochs")
+          .setShard(0).setRecords(oneRecord("at epoch 1"))));
+      assertEquals(ErrorCode.NONE, ok.getError().getCode());
+
+      ReplicaFetchResult stale = peer.fetch(id, 0, 1);
+      assertEquals(FetchError.FETCH_EPOCH_MISMATCH, stale.getError(), "a fetch under epoch 0 is refused");
+      assertEquals(1, stale.getLeaderEpoch());
+      assertTrue(stale.getBatches().isEmpty(), "nothing is shipped under a stale epoch");
+
+      ReplicaFetchResult newer = peer.fetch(id, 5, 2);
+      assertEquals(FetchError.FETCH_EPOCH_MISMATCH, newer.getError());
+      Response refused = producer.call(Request.newBuilder().setProduce(ProduceRequest.newBuilder()
+          .setStream("epochs").setShard(0).setRecords(oneRecord("after epoch 5 was seen"))));
+      assertEquals(ErrorCode.NOT_LEADER, refused.getError().getCode(), "a leader that saw epoch 5 takes no appends");
+      assertTrue(refused.getError().getNotAppended());
+      ReplicaStatus status = brokers.describe(0, id);
+      assertEquals("fenced", status.role());
+      assertEquals(ok.getProduce().getBaseOffset() + 1, status.logEndOffset(), "the refused batch was not appended");
+    }
+  }
+
+  private static void assertBystanderStillServed(RawClient bystander, long acknowledged) throws Exception {
+    Response metadata = bystander.call(Request.newBuilder().setMetadata(MetadataRequest.newBuilder()));
+    assertEquals(ErrorCode.NONE, metadata.getError().getCode());
+    Response fetch = bystander.call(Request.newBuilder().setFetch(FetchRequest.newBuilder().setStream("protocol")
+        .setShard(0).setOffset(acknowledged).setMaxBytes(4096)));
+    assertEquals(acknowledged, fetch.getFetch().getBatches(0).getBaseOffset(), "the acknowledged record is there");
+  }
+
+  static ByteString oneRecord(String value) {
+    return RecordLists.encode(List.of(Record.newBuilder()
+        .setValue(ByteString.copyFromUtf8(value)).setTimestampMs(System.currentTimeMillis()).build()));
+  }
+}

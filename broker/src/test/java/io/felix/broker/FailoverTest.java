@@ -1,0 +1,176 @@
+package io.felix.broker;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.protobuf.ByteString;
+import io.felix.broker.assignment.ShardAssignment;
+import io.felix.broker.assignment.ShardId;
+import io.felix.broker.log.FlushScheduler;
+import io.felix.broker.log.LogRead;
+import io.felix.broker.log.LogSettings;
+import io.felix.broker.log.ShardLog;
+import io.felix.broker.shard.ReplicaStatus;
+import io.felix.client.ClientSettings;
+import io.felix.client.FelixClient;
+import io.felix.client.FetchResult;
+import io.felix.client.FetchedRecord;
+import io.felix.client.RecordMetadata;
+import io.felix.protocol.RecordLists;
+import io.felix.protocol.client.ErrorCode;
+import io.felix.protocol.client.ProduceRequest;
+import io.felix.protocol.client.Record;
+import io.felix.protocol.client.Request;
+import io.felix.protocol.client.Response;
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Failover the way the control plane drives it (CONTRACT.md): fence a majority, promote the most up-to-date, and
+ * bring the old leader back. No acknowledged record may be lost, and nothing unacknowledged may survive on the old
+ * leader.
+ */
+class FailoverTest {
+  private static final ShardId SHARD = new ShardId("failover", 0);
+  private static final List<Integer> REPLICAS = List.of(0, 1, 2);
+
+  @TempDir
+  Path dir;
+
+  @Test
+  void quorumSurvivesAFollowerStopAndPromotionLosesNoAcknowledgedRecordWhileTheOldLeaderTruncatesItsSuffix()
+      throws Exception {
+    List<byte[]> acknowledged = new ArrayList<>();
+    long commitOffset;
+    try (TestBrokers brokers = new TestBrokers(dir, 3, "")) {
+      brokers.apply(table(brokers, 0, 1));
+      produce(brokers.clientAddress(0), "first", 2000, acknowledged);
+
+      // One follower down: quorum (2 of 3) still acknowledges.
+      brokers.stop(2);
+      produce(brokers.clientAddress(0), "one-follower-down", 1000, acknowledged);
+
+      // The control plane starts a failover: broker 1 is fenced at epoch 2, so the leader can no longer reach a
+      // quorum. What it appends now is never acknowledged.
+      assertEquals("follower", brokers.fence(1, SHARD, 2).role().replace("fenced", "follower"));
+      try (RawClient raw = new RawClient(brokers.endpoint(0).host(), brokers.endpoint(0).clientPort())) {
+        Response r = raw.call(Request.newBuilder().setProduce(ProduceRequest.newBuilder().setStream(SHARD.stream())
+            .setShard(0).setRecords(records("unacknowledged", 50)).setTimeoutMs(1000)));
+        assertNotEquals(ErrorCode.NONE, r.getError().getCode(), "a batch without a quorum is never a success");
+        assertTrue(r.getError().getCode() == ErrorCode.TIMEOUT
+            || r.getError().getCode() == ErrorCode.NOT_ENOUGH_REPLICAS, r.getError().toString());
+      }
+      assertEquals(3050, brokers.describe(0, SHARD).logEndOffset(), "the old leader holds an unacknowledged suffix");
+      brokers.stop(0);
+
+      // Broker 2 comes back (on its old data) and is fenced too: with 1 and 2 a majority has answered.
+      brokers.start(2);
+      brokers.apply(table(brokers, 0, 1));
+      TestBrokers.await("broker 2 hosts the shard", Duration.ofSeconds(20), () -> brokers.describe(2, SHARD).hosted());
+      List<ReplicaStatus> answers = List.of(brokers.fence(1, SHARD, 2), brokers.fence(2, SHARD, 2));
+      ReplicaStatus chosen = answers.stream().max(Comparator.comparingLong(ReplicaStatus::lastEpoch)
+          .thenComparingLong(ReplicaStatus::logEndOffset)).orElseThrow();
+      assertEquals(1, chosen.brokerId(), "broker 1 holds every acknowledged record");
+      brokers.apply(table(brokers, 1, 2));
+      produce(brokers.clientAddress(1), "after-failover", 1000, acknowledged);
+
+      // The old leader returns: it must drop its 50 unacknowledged records and follow.
+      brokers.start(0);
+      brokers.apply(table(brokers, 1, 2));
+      TestBrokers.await("all three replicas hold the same log", Duration.ofSeconds(30), () -> {
+        ReplicaStatus leader = brokers.describe(1, SHARD);
+        return REPLICAS.stream().allMatch(b -> {
+          ReplicaStatus s = brokers.describe(b, SHARD);
+          return s.logEndOffset() == leader.logEndOffset() && s.commitOffset() == leader.commitOffset();
+        });
+      });
+      commitOffset = brokers.describe(1, SHARD).commitOffset();
+      assertEquals(4001, commitOffset, "4000 acknowledged records and the epoch-2 marker");
+
+      List<FetchedRecord> read = readAll(brokers.clientAddress(1));
+      assertEquals(acknowledged.size(), read.size());
+      for (int i = 0; i < read.size(); i++) {
+        assertArrayEquals(acknowledged.get(i), read.get(i).value(), "acknowledged record " + i);
+      }
+    }
+    byte[] leaderLog = logBytes(1, commitOffset);
+    assertArrayEquals(leaderLog, logBytes(0, commitOffset), "the old leader's log equals the new leader's");
+    assertArrayEquals(leaderLog, logBytes(2, commitOffset), "the restarted follower's log equals the leader's");
+  }
+
+  private static io.felix.broker.assignment.AssignmentTable table(TestBrokers brokers, int leader, long epoch) {
+    return brokers.table(Map.of(SHARD.stream(), 1),
+        List.of(new ShardAssignment(SHARD, REPLICAS, List.of(), leader, epoch)));
+  }
+
+  private static void produce(String bootstrap, String prefix, int count, List<byte[]> acknowledged)
+      throws Exception {
+    try (FelixClient client = new FelixClient(ClientSettings.builder(bootstrap).linger(Duration.ofMillis(2))
+        .build())) {
+      List<byte[]> values = new ArrayList<>();
+      List<CompletableFuture<RecordMetadata>> acks = new ArrayList<>();
+      for (int i = 0; i < count; i++) {
+        byte[] value = (prefix + "-" + i).getBytes(StandardCharsets.UTF_8);
+        values.add(value);
+        acks.add(client.produce(SHARD.stream(), 0, null, value, List.of()));
+      }
+      CompletableFuture.allOf(acks.toArray(new CompletableFuture<?>[0])).get(60, TimeUnit.SECONDS);
+      acknowledged.addAll(values);
+    }
+  }
+
+  private static ByteString records(String prefix, int count) {
+    List<Record> list = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      list.add(Record.newBuilder().setValue(ByteString.copyFromUtf8(prefix + "-" + i)).build());
+    }
+    return RecordLists.encode(list);
+  }
+
+  private static List<FetchedRecord> readAll(String bootstrap) throws Exception {
+    List<FetchedRecord> out = new ArrayList<>();
+    try (FelixClient client = new FelixClient(ClientSettings.builder(bootstrap).build())) {
+      long offset = 0;
+      while (true) {
+        FetchResult r = client.fetch(SHARD.stream(), 0, offset, 1 << 20, 200).get(30, TimeUnit.SECONDS);
+        if (r.records().isEmpty()) {
+          return out;
+        }
+        out.addAll(r.records());
+        offset = r.nextOffset();
+      }
+    }
+  }
+
+  /** The replica's log as stored, every batch below {@code upTo}, read from its files after the broker stopped. */
+  private byte[] logBytes(int broker, long upTo) throws Exception {
+    LogSettings settings = LogSettings.defaults();
+    try (FlushScheduler flusher = FlushScheduler.start(settings, "test-flusher");
+        ShardLog log = ShardLog.open(dir.resolve("broker-" + broker).resolve("failover-0"), settings, flusher)) {
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      long offset = 0;
+      while (offset < upTo) {
+        LogRead read = log.read(offset, 1 << 20, upTo);
+        ByteBuffer b = read.batches();
+        byte[] bytes = new byte[b.remaining()];
+        b.get(bytes);
+        out.write(bytes);
+        offset = read.nextOffset();
+      }
+      return out.toByteArray();
+    }
+  }
+}

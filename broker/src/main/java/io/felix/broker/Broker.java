@@ -10,14 +10,14 @@ import io.felix.broker.control.JournalSchema;
 import io.felix.broker.control.JournalSettings;
 import io.felix.broker.control.NodeConfig;
 import io.felix.broker.control.PlacementController;
-import io.felix.broker.control.ReplicaProbe;
+import io.felix.broker.control.DirectoryProbe;
 import io.felix.broker.http.AdminRoutes;
 import io.felix.broker.http.AdminServer;
 import io.felix.broker.http.HttpSettings;
+import io.felix.broker.http.LeaderCommitOffsets;
+import io.felix.broker.shard.ReplicaDirectory;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.apache.pekko.actor.Address;
@@ -47,14 +47,17 @@ public final class Broker implements AutoCloseable {
 
   private final ActorSystem<Void> system;
   private final BrokerSettings settings;
+  private final DataPlane dataPlane;
   private final ActorRef<PlacementController.Command> singleton;
   private final ActorRef<AssignmentHolder.Command> holder;
   private final AdminServer admin;
   private final BrokerEndpoint endpoint;
 
-  private Broker(ActorSystem<Void> system, BrokerSettings settings, ActorRef<PlacementController.Command> singleton,
-      ActorRef<AssignmentHolder.Command> holder, AdminServer admin, BrokerEndpoint endpoint) {
+  private Broker(ActorSystem<Void> system, BrokerSettings settings, DataPlane dataPlane,
+      ActorRef<PlacementController.Command> singleton, ActorRef<AssignmentHolder.Command> holder, AdminServer admin,
+      BrokerEndpoint endpoint) {
     this.system = system;
+    this.dataPlane = dataPlane;
     this.settings = settings;
     this.singleton = singleton;
     this.holder = holder;
@@ -72,20 +75,26 @@ public final class Broker implements AutoCloseable {
     JournalSchema.ensure(JournalSettings.fromConfig(config));
 
     ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), NodeConfig.SYSTEM_NAME, config);
+    DataPlane dataPlane = null;
     try {
+      dataPlane = DataPlane.start(system);
+      ActorRef<ReplicaDirectory.Command> directory = dataPlane.directory();
       ActorRef<PlacementController.Command> singleton = ClusterSingleton.get(system).init(
           SingletonActor.of(
-              Behaviors.supervise(PlacementController.create(controlSettings, (context, listings) -> ReplicaProbe.NO_DATA_PLANE))
+              Behaviors.supervise(PlacementController.create(controlSettings, (context, listings) ->
+                      new DirectoryProbe(context, listings, controlSettings.replicaTimeout())))
                   .onFailure(SupervisorStrategy.restartWithBackoff(Duration.ofMillis(200), Duration.ofSeconds(5), 0.2)),
               "placement"));
-      Consumer<AssignmentTable> dataPlane = table -> { };
+      Consumer<AssignmentTable> applyToReplicas = table -> directory.tell(new ReplicaDirectory.ApplyAssignments(table));
       ActorRef<AssignmentHolder.Command> holder = system.systemActorOf(
-          AssignmentHolder.create(settings, singleton, controlSettings.registerInterval(), dataPlane),
+          AssignmentHolder.create(settings, singleton, controlSettings.registerInterval(), applyToReplicas),
           "assignment-holder", Props.empty());
       AdminRoutes routes = new AdminRoutes(system, singleton, holder, httpSettings, controlSettings,
-          (table, stream) -> CompletableFuture.completedFuture(Map.of()));
+          new LeaderCommitOffsets(system, controlSettings.replicaTimeout()));
       AdminServer admin = AdminServer.bind(system, httpSettings, routes);
-      BrokerEndpoint endpoint = new BrokerEndpoint(settings.id(), settings.host(), 0, 0, admin.port());
+      BrokerEndpoint data = dataPlane.endpoint();
+      BrokerEndpoint endpoint = new BrokerEndpoint(settings.id(), settings.host(), data.clientPort(),
+          data.replicationPort(), admin.port());
       holder.tell(new AssignmentHolder.Advertise(endpoint));
 
       if (!clusterSettings.seedNodes().isEmpty()) {
@@ -93,8 +102,11 @@ public final class Broker implements AutoCloseable {
         Cluster.get(system).manager().tell(new JoinSeedNodes(seeds));
       }
       log.info("Broker {} started: cluster address {}, admin port {}", settings.id(), address(system), admin.port());
-      return new Broker(system, settings, singleton, holder, admin, endpoint);
+      return new Broker(system, settings, dataPlane, singleton, holder, admin, endpoint);
     } catch (RuntimeException e) {
+      if (dataPlane != null) {
+        dataPlane.close();
+      }
       system.terminate();
       throw e;
     }
@@ -129,6 +141,10 @@ public final class Broker implements AutoCloseable {
     return endpoint;
   }
 
+  public DataPlane dataPlane() {
+    return dataPlane;
+  }
+
   public ActorSystem<Void> system() {
     return system;
   }
@@ -145,6 +161,7 @@ public final class Broker implements AutoCloseable {
   @Override
   public void close() {
     admin.close();
+    dataPlane.close();
     system.terminate();
     try {
       system.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);

@@ -6,6 +6,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import io.felix.client.ClientSettings;
+import io.felix.client.FelixClient;
+import io.felix.protocol.client.Acks;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -71,6 +74,8 @@ public final class BrokerCluster implements AutoCloseable {
     config.put("felix.broker.zone", zone);
     config.put("felix.broker.data-dir", dataRoot.resolve("broker-" + id).toString());
     config.put("felix.cluster.port", 0);
+    config.put("felix.broker.client-port", 0);
+    config.put("felix.broker.replication-port", 0);
     config.put("felix.http.port", 0);
     config.put("felix.persistence.url", journalUrl);
     config.putIfAbsent("felix.control.placement-interval", "500ms");
@@ -142,6 +147,27 @@ public final class BrokerCluster implements AutoCloseable {
     } catch (IOException | InterruptedException e) {
       throw new AssertionError("HTTP to broker " + via.id() + " failed: " + e, e);
     }
+  }
+
+  /** Waits until every live broker answers GET /ready with 200 (up member, holds a table). */
+  public void awaitReady() {
+    await(Duration.ofSeconds(20), "every broker ready", () -> live().stream().allMatch(b -> get(b, "/ready").status() == 200));
+  }
+
+  /** A cluster-mode client bootstrapped from every live broker; quorum acks; ambiguous failures not retried. */
+  public FelixClient client() {
+    String bootstrap = String.join(",", live().stream().map(b -> b.endpoint().clientAddress()).toList());
+    return new FelixClient(ClientSettings.builder(bootstrap)
+        .acks(Acks.QUORUM)
+        .linger(Duration.ofMillis(1))
+        .retries(100)
+        .retryBackoffMax(Duration.ofMillis(200))
+        .metadataMaxAge(Duration.ofSeconds(1))
+        .connectTimeout(Duration.ofSeconds(1))
+        .requestTimeout(Duration.ofSeconds(5))
+        .ackTimeout(Duration.ofSeconds(3))
+        .deliveryTimeout(Duration.ofSeconds(60))
+        .build());
   }
 
   /** Polls the condition every 50 ms until true, failing with {@code what} after {@code timeout}. */

@@ -93,6 +93,7 @@ public final class PlacementController
   private final Set<Integer> available = new TreeSet<>();
   private final Map<Integer, Long> lostSince = new HashMap<>();
   private final Map<Integer, Long> ledWhenLost = new HashMap<>();
+  private final Map<Integer, Long> noticedLost = new HashMap<>();
   private boolean membershipSeen;
   private ControlView.LastPass lastPass = ControlView.LastPass.NONE;
 
@@ -224,9 +225,9 @@ public final class PlacementController
       if (state.leadersOn(lost.getKey()) > 0) {
         return false;
       }
-      Long since = lostSince.get(lost.getKey());
-      context.getLog().info("Failover of broker {} done: all {} shards it led have new leaders {} ms after it was"
-          + " last reachable", lost.getKey(), lost.getValue(), since == null ? -1 : now - since);
+      Long since = noticedLost.get(lost.getKey());
+      context.getLog().info("Failover of broker {} done: all {} shards it led have new leaders {} ms after this"
+          + " singleton noticed it lost", lost.getKey(), lost.getValue(), since == null ? -1 : now - since);
       return true;
     });
   }
@@ -322,6 +323,7 @@ public final class PlacementController
     long now = now();
     for (int id : state.brokers().keySet()) {
       if (up.contains(id)) {
+        noticedLost.remove(id);
         if (lostSince.remove(id) != null) {
           context.getLog().info("Broker {} is reachable again", id);
         }
@@ -329,6 +331,7 @@ public final class PlacementController
       } else if (!lostSince.containsKey(id)) {
         long since = !membershipSeen && !members.contains(id) ? now - settings.failoverTimeout().toMillis() : now;
         lostSince.put(id, since);
+        noticedLost.put(id, now);
         long led = state.leadersOn(id);
         if (led > 0) {
           ledWhenLost.put(id, led);

@@ -9,19 +9,6 @@ import io.felix.broker.assignment.ShardId;
  */
 public interface ReplicaProbe {
 
-  /** Until this build has a data plane: no directory is known, so no move or failover can make progress. */
-  ReplicaProbe NO_DATA_PLANE = new ReplicaProbe() {
-    @Override
-    public boolean fence(int brokerId, ShardId shard, long epoch) {
-      return false;
-    }
-
-    @Override
-    public boolean describe(int brokerId, ShardId shard) {
-      return false;
-    }
-  };
-
   /** @return false when the broker's directory is not known (yet), so nothing was sent */
   boolean fence(int brokerId, ShardId shard, long epoch);
 

@@ -87,6 +87,10 @@ public final class BrokerCluster implements AutoCloseable {
     return broker;
   }
 
+  public Path dataDir(int brokerId) {
+    return dataRoot.resolve("broker-" + brokerId);
+  }
+
   public List<Broker> live() {
     return brokers.stream().filter(b -> !b.system().getWhenTerminated().toCompletableFuture().isDone()).toList();
   }
@@ -195,6 +199,11 @@ public final class BrokerCluster implements AutoCloseable {
     List<Broker> running = new ArrayList<>(live());
     for (int i = running.size() - 1; i >= 0; i--) {
       running.get(i).close();
+    }
+    try (var paths = Files.walk(dataRoot)) {
+      paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      // a leftover temporary directory is harmless
     }
   }
 }

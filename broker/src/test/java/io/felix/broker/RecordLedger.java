@@ -30,10 +30,19 @@ public final class RecordLedger implements AutoCloseable {
   private final Map<String, RecordMetadata> acked = new ConcurrentHashMap<>();
   private final AtomicInteger sent = new AtomicInteger();
   private final AtomicInteger failed = new AtomicInteger();
+  private final Map<Integer, Long> endOffsets = new ConcurrentHashMap<>();
   private volatile boolean running;
   private Thread writer;
 
+  private final String label;
+
   public RecordLedger(FelixClient client, String stream, int shards) {
+    this(client, stream, shards, stream);
+  }
+
+  /** @param label prefix of the record values, distinct per ledger writing to the same stream */
+  public RecordLedger(FelixClient client, String stream, int shards, String label) {
+    this.label = label;
     this.client = client;
     this.stream = stream;
     this.shards = shards;
@@ -71,7 +80,7 @@ public final class RecordLedger implements AutoCloseable {
   }
 
   private java.util.concurrent.CompletableFuture<RecordMetadata> write(int shard) {
-    String value = stream + "-" + sent.getAndIncrement();
+    String value = label + "-" + sent.getAndIncrement();
     return client.produce(stream, shard, null, value.getBytes(StandardCharsets.UTF_8), List.of())
         .whenComplete((meta, failure) -> {
           if (failure == null) {
@@ -115,6 +124,7 @@ public final class RecordLedger implements AutoCloseable {
           total++;
         }
         if (result.records().isEmpty() && result.nextOffset() >= result.commitOffset()) {
+          endOffsets.put(shard, result.commitOffset());
           break;
         }
         offset = result.nextOffset();
@@ -127,6 +137,11 @@ public final class RecordLedger implements AutoCloseable {
           "acknowledged record " + ack.getKey() + " at " + meta.shard() + "/" + meta.offset());
     }
     return total;
+  }
+
+  /** Each shard's commit offset as the last {@link #assertAllReadable} read it to. */
+  public Map<Integer, Long> endOffsets() {
+    return Map.copyOf(endOffsets);
   }
 
   @Override

@@ -87,6 +87,26 @@ class StreamPlacementClusterTest {
     }
   }
 
+  @Test
+  void deletedStreamsReplicasStopAndTheirDataIsRemovedOnEveryBroker() {
+    Broker via = cluster.broker(0);
+    create(via, "doomed", 3);
+    BrokerCluster.await(Duration.ofSeconds(20), "replica logs of doomed on every broker",
+        () -> cluster.live().stream().allMatch(b -> logDirs(b.id(), "doomed-") == 3));
+    assertEquals(200, cluster.delete(via, "/v1/streams/doomed").status());
+    assertEquals(404, cluster.get(cluster.broker(1), "/v1/streams/doomed").status());
+    BrokerCluster.await(Duration.ofSeconds(20), "replica logs of doomed removed",
+        () -> cluster.live().stream().allMatch(b -> logDirs(b.id(), "doomed-") == 0));
+  }
+
+  private static long logDirs(int broker, String prefix) {
+    try (var dirs = java.nio.file.Files.list(cluster.dataDir(broker))) {
+      return dirs.filter(d -> d.getFileName().toString().startsWith(prefix)).count();
+    } catch (java.io.IOException e) {
+      return -1;
+    }
+  }
+
   private static void create(Broker via, String name, int shards) {
     BrokerCluster.Reply reply = cluster.post(via, "/v1/streams",
         "{\"name\":\"" + name + "\",\"shards\":" + shards + ",\"replication_factor\":3}");

@@ -102,6 +102,11 @@ public final class DataPlane implements AutoCloseable {
     return forwarder.forwardedBytes();
   }
 
+  /** Bytes of frames this broker sent to other brokers (replication and forwarding). */
+  public long replicationBytesSent() {
+    return transport.bytesSent();
+  }
+
   /** Stops the listeners and every replica (closing its log); the ActorSystem keeps running. */
   @Override
   public void close() {

@@ -3,10 +3,12 @@ package io.felix.placement;
 import java.util.List;
 
 /**
- * Moves everything off draining brokers, shard by shard in order. A draining leader goes to the live broker that
- * keeps the replica set's zone count and ranks best by {@link LeaderTiers} (a leadership transfer if it already
- * holds a replica); a draining follower goes where {@link FollowerChoice} says. A shard whose destination is held
- * back by a per-broker limit waits for the next pass rather than taking a worse destination.
+ * Moves everything off draining brokers, shard by shard in order. A draining leader goes, preferably, as a staged
+ * copy to a live broker with room that keeps the replica set's zone count (one move empties the draining broker of
+ * the shard), else as a transfer to a follower, ranked by {@link LeaderTiers} within each; a draining follower goes
+ * where {@link FollowerChoice} says. A shard whose destination is held back by a move limit waits for the next pass
+ * rather than taking a worse destination. While drain work is planned or waiting, rebalance moves wait too: moving
+ * leaders around a layout that is still being emptied only makes shards move twice.
  */
 final class DrainMoves {
 
@@ -20,9 +22,11 @@ final class DrainMoves {
     this.steps = steps;
   }
 
-  void plan() {
+  /** Plans drain moves; true if any was planned or one is held back by a move limit. */
+  boolean plan() {
+    boolean wanted = false;
     if (!layout.anyDrainingHostsShards()) {
-      return;
+      return false;
     }
     for (int s = 0; s < layout.shardCount && !layout.clusterLimitReached(); s++) {
       if (layout.replicas[s] == null || layout.inFlight[s]) {
@@ -30,41 +34,49 @@ final class DrainMoves {
       }
       int lead = layout.leader[s];
       if (lead != Layout.NONE && layout.state[lead] == BrokerState.DRAINING) {
-        moveLeader(s, lead);
+        wanted |= tryMove(s, lead, leaderDestination(s, lead));
         continue;
       }
       int from = drainingFollower(s);
       if (from != Layout.NONE) {
-        int to = new FollowerChoice(layout).forDrain(s, from);
-        if (to != Layout.NONE && layout.limitFor(from, to) == Layout.MoveLimit.NONE) {
-          record(s, from, to);
-        }
+        wanted |= tryMove(s, from, new FollowerChoice(layout).forDrain(s, from));
       }
     }
+    return wanted || (layout.clusterLimitReached() && layout.anyDrainingHostsShards());
   }
 
-  private void moveLeader(int s, int from) {
+  private boolean tryMove(int s, int from, int to) {
+    if (to == Layout.NONE) {
+      return false;
+    }
+    if (layout.limitFor(from, to) == MoveBudget.Limit.NONE) {
+      layout.move(s, from, to);
+      steps.add(layout.moveStep(s, Reason.DRAIN, from, to));
+    }
+    return true;
+  }
+
+  private int leaderDestination(int s, int from) {
     int g = layout.shardGroup[s];
     int[] set = layout.replicas[s];
     int zonesBefore = layout.zonesOf(set, Layout.NONE, Layout.NONE);
     int best = Layout.NONE;
     int bestTier = 0;
-    boolean bestKeepsZones = false;
+    int bestRank = 0;
     for (int b : layout.live) {
       boolean holder = layout.holds(s, b);
-      boolean keepsZones = holder || layout.zonesOf(set, from, b) >= zonesBefore;
+      // Rank 0: a copy that keeps the zones and fits the cap, which empties the draining broker of this shard in
+      // one move; 1: a transfer to a follower, after which the draining follower still has to move; 2: the rest.
+      int rank = holder ? 1 : layout.hasRoom(b) && layout.zonesOf(set, from, b) >= zonesBefore ? 0 : 2;
       int tier = tiers.tier(g, b, !holder);
-      boolean better = best == Layout.NONE || (keepsZones && !bestKeepsZones)
-          || (keepsZones == bestKeepsZones && tiers.beats(s, b, tier, best, bestTier));
-      if (better) {
+      if (best == Layout.NONE || rank < bestRank
+          || (rank == bestRank && tiers.beats(s, b, tier, best, bestTier))) {
         best = b;
         bestTier = tier;
-        bestKeepsZones = keepsZones;
+        bestRank = rank;
       }
     }
-    if (best != Layout.NONE && layout.limitFor(from, best) == Layout.MoveLimit.NONE) {
-      record(s, from, best);
-    }
+    return best;
   }
 
   private int drainingFollower(int s) {
@@ -75,10 +87,5 @@ final class DrainMoves {
       }
     }
     return found;
-  }
-
-  private void record(int s, int from, int to) {
-    layout.move(s, from, to);
-    steps.add(layout.moveStep(s, Reason.DRAIN, from, to));
   }
 }

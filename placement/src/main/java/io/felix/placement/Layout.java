@@ -51,16 +51,12 @@ final class Layout {
   final int[] hostedTotal;
   final int[] hostedByGroup;
 
-  int movesInFlight;
-  final int[] brokerMoves;
-  private final List<Integer> movingShards = new ArrayList<>();
+  final MoveBudget budget;
 
   /** Shards to place or promote, in slot order; a pass leaves behind only those it could not promote. */
   private List<Integer> pendingLeaders = new ArrayList<>();
-  /** Most and fewest leaders of each group over live brokers, recomputed only after the group changed. */
-  private final int[] groupMost;
-  private final int[] groupFewest;
-  private final boolean[] spreadStale;
+  /** Per-group spread cache and stuck marks, told of every change. */
+  final GroupWatch watch;
 
   private Layout(ClusterSnapshot snapshot) {
     settings = snapshot.settings();
@@ -123,11 +119,8 @@ final class Layout {
     leadersByGroup = new int[groupCount * brokerCount];
     hostedTotal = new int[brokerCount];
     hostedByGroup = new int[groupCount * brokerCount];
-    brokerMoves = new int[brokerCount];
-    groupMost = new int[groupCount];
-    groupFewest = new int[groupCount];
-    spreadStale = new boolean[groupCount];
-    Arrays.fill(spreadStale, true);
+    budget = new MoveBudget(settings, brokerCount);
+    watch = new GroupWatch(groupCount);
 
     for (Assignment a : snapshot.assignments()) {
       int s = slot(a.group(), a.shard());
@@ -138,7 +131,8 @@ final class Layout {
     for (MoveInFlight move : snapshot.movesInFlight()) {
       int s = slot(move.group(), move.shard());
       finishInPlace(s, broker(move.from()), broker(move.to()));
-      markMoving(s, broker(move.from()), broker(move.to()));
+      inFlight[s] = true;
+      budget.count(s, broker(move.from()), broker(move.to()));
     }
     for (int s = 0; s < shardCount; s++) {
       if (replicas[s] != null) {
@@ -189,19 +183,12 @@ final class Layout {
 
   /** Most minus fewest leaders of the group over live brokers. */
   int groupSpread(int g) {
-    if (spreadStale[g]) {
-      int most = Integer.MIN_VALUE;
-      int fewest = Integer.MAX_VALUE;
-      int row = g * brokerCount;
-      for (int b : live) {
-        most = Math.max(most, leadersByGroup[row + b]);
-        fewest = Math.min(fewest, leadersByGroup[row + b]);
-      }
-      groupMost[g] = live.length == 0 ? 0 : most;
-      groupFewest[g] = live.length == 0 ? 0 : fewest;
-      spreadStale[g] = false;
-    }
-    return groupMost[g] - groupFewest[g];
+    return watch.spread(g, leadersByGroup, g * brokerCount, live);
+  }
+
+  boolean hasShard(String groupName, int shard) {
+    Integer g = indexOfGroup.get(groupName);
+    return g != null && shard >= 0 && shard < group[g].shards();
   }
 
   int slot(String groupName, int shard) {
@@ -238,7 +225,15 @@ final class Layout {
   }
 
   long score(int s, int b) {
-    return RendezvousScore.score(groupHash[shardGroup[s]], shardNumber(s), brokerId[b]);
+    return RendezvousScore.score(seed(s), brokerId[b]);
+  }
+
+  long seed(int s) {
+    return RendezvousScore.shardSeed(groupHash[shardGroup[s]], shardNumber(s));
+  }
+
+  long score(long seed, int b) {
+    return RendezvousScore.score(seed, brokerId[b]);
   }
 
   /** Distinct zones among a replica set, optionally with {@code out} replaced by {@code in}. */
@@ -270,15 +265,20 @@ final class Layout {
     int g = shardGroup[s];
     replicas[s] = set;
     for (int b : set) {
+      if (cap[b] != NONE) {
+        watch.capChanged();
+      }
       hostedTotal[b]++;
       hostedByGroup[g * brokerCount + b]++;
     }
     setLeader(s, leaderBroker);
   }
 
+  /** Sets the leader (a promotion or placement); like every step, it leaves the shard's replicas all in sync. */
   void setLeader(int s, int b) {
     int g = shardGroup[s];
-    spreadStale[g] = true;
+    inSync[s] = null;
+    watch.changed(g);
     if (leader[s] != NONE) {
       leadersTotal[leader[s]]--;
       leadersByGroup[g * brokerCount + leader[s]]--;
@@ -293,8 +293,11 @@ final class Layout {
   /** Applies a move as if finished and counts it in flight. */
   void move(int s, int from, int to) {
     int g = shardGroup[s];
-    spreadStale[g] = true;
+    watch.changed(g);
     if (!holds(s, to)) {
+      if (cap[from] != NONE || cap[to] != NONE) {
+        watch.capChanged();
+      }
       hostedTotal[from]--;
       hostedByGroup[g * brokerCount + from]--;
       hostedTotal[to]++;
@@ -310,10 +313,12 @@ final class Layout {
       leadersTotal[leader[s]]++;
       leadersByGroup[g * brokerCount + leader[s]]++;
     }
-    markMoving(s, from, to);
+    inFlight[s] = true;
+    budget.count(s, from, to);
   }
 
   private void finishInPlace(int s, int from, int to) {
+    inSync[s] = null;
     if (holds(s, to)) {
       leader[s] = to;
       return;
@@ -325,50 +330,32 @@ final class Layout {
       }
     }
     replicas[s] = set;
-    inSync[s] = null;
     if (leader[s] == from) {
       leader[s] = to;
     }
   }
 
-  private void markMoving(int s, int from, int to) {
-    inFlight[s] = true;
-    movingShards.add(s);
-    movesInFlight++;
-    brokerMoves[from]++;
-    brokerMoves[to]++;
-  }
-
   /** Whether a move between the two brokers fits the limits, and if not which limit holds it back. */
-  MoveLimit limitFor(int from, int to) {
-    if (movesInFlight >= settings.maxConcurrentMoves()) {
-      return MoveLimit.CLUSTER;
-    }
-    Integer perBroker = settings.maxMovesPerBroker();
-    if (perBroker != null && (brokerMoves[from] >= perBroker || brokerMoves[to] >= perBroker)) {
-      return MoveLimit.BROKER;
-    }
-    return MoveLimit.NONE;
+  MoveBudget.Limit limitFor(int from, int to) {
+    return budget.limitFor(from, to);
   }
 
   boolean clusterLimitReached() {
-    return movesInFlight >= settings.maxConcurrentMoves();
+    return budget.clusterLimitReached();
   }
 
   /** Every move in flight completes: between passes of a simulation. */
   void finishMoves() {
-    for (int s : movingShards) {
+    for (int s : budget.finishAll()) {
       inFlight[s] = false;
+      watch.changed(shardGroup[s]);
     }
-    movingShards.clear();
-    movesInFlight = 0;
-    Arrays.fill(brokerMoves, 0);
   }
 
   /** The step for a move just applied with {@link #move}: it carries the shard's new leader and replica set. */
   Step moveStep(int s, Reason reason, int from, int to) {
     return new Step(Action.MOVE, reason, group[shardGroup[s]].name(), shardNumber(s), brokerId[from], brokerId[to],
-        brokerId[leader[s]], ids(replicas[s]));
+        leader[s] == NONE ? Assignment.NO_LEADER : brokerId[leader[s]], ids(replicas[s]));
   }
 
   List<Integer> ids(int[] set) {
@@ -402,11 +389,5 @@ final class Layout {
 
   static int ceilDiv(int a, int b) {
     return (a + b - 1) / b;
-  }
-
-  enum MoveLimit {
-    NONE,
-    CLUSTER,
-    BROKER
   }
 }

@@ -35,13 +35,18 @@ final class Pass {
     }
     layout.setPendingLeaders(stillLeaderless);
     if (!layout.settings.paused()) {
-      new DrainMoves(layout, tiers, steps).plan();
-      new RebalanceMoves(layout, steps).plan();
+      boolean draining = new DrainMoves(layout, tiers, steps).plan();
+      if (!draining) {
+        new RebalanceMoves(layout, steps).plan();
+      }
     }
     return new Plan(steps, leaderless);
   }
 
   Optional<Step> promoteOne(String groupName, int shard, Set<Integer> inSyncIds) {
+    if (!layout.hasShard(groupName, shard)) {
+      throw new InvalidLayoutException("promote " + groupName + "/" + shard + ": no such shard");
+    }
     int s = layout.slot(groupName, shard);
     if (layout.replicas[s] == null) {
       throw new InvalidLayoutException("promote " + groupName + "/" + shard + ": shard has no assignment");
@@ -97,13 +102,30 @@ final class Pass {
 
   private void place(int s) {
     int g = layout.shardGroup[s];
+    // The same choice as LeaderTiers.beats, with the best score kept: this loop runs for every broker per shard.
     int lead = Layout.NONE;
     int leadTier = 0;
+    long leadScore = 0;
+    long seed = layout.seed(s);
     for (int b : layout.live) {
       int tier = tiers.tier(g, b, true);
-      if (tiers.beats(s, b, tier, lead, leadTier)) {
+      if (lead != Layout.NONE) {
+        if (tier > leadTier) {
+          continue;
+        }
+        if (tier == leadTier && tier == LeaderTiers.LAST
+            && layout.leadersTotal[b] != layout.leadersTotal[lead]) {
+          if (layout.leadersTotal[b] > layout.leadersTotal[lead]) {
+            continue;
+          }
+          leadScore = Long.MIN_VALUE; // fewer leaders wins outright
+        }
+      }
+      long score = layout.score(seed, b);
+      if (lead == Layout.NONE || tier < leadTier || score > leadScore) {
         lead = b;
         leadTier = tier;
+        leadScore = score;
       }
     }
     int[] set = new FollowerChoice(layout).forNewShard(s, lead, layout.group[g].replicationFactor());

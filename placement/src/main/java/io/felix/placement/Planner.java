@@ -47,8 +47,11 @@ import java.util.Set;
  *       (group, shard) with the broker id, ties to the lower id. The followers go to distinct live brokers, a new
  *       zone first while one remains, then the fewest replicas of the group, then the fewest replicas overall.
  *   <li><b>Drain</b> (skipped when paused, like every move): each shard led or hosted by a draining broker moves to
- *       a live broker, preferring one that keeps the zone count, then by the leader tiers above (a leader) or the
- *       follower order above (a follower).
+ *       a live broker. A draining leader goes preferably as a staged copy to a broker with room that keeps the zone
+ *       count (one move empties the draining broker of that shard), else as a transfer to a follower, ranked by the
+ *       leader tiers above; a draining follower goes by the follower order above, keeping the zone count first.
+ *       While drain moves are planned or wait for a limit, no stream or cluster move is planned: leveling a layout
+ *       that is still being emptied would only move shards twice.
  *   <li><b>Stream moves</b>, group by group: while the broker leading the most of the group leads at least two more
  *       than the broker leading the fewest, the most hands one shard to the fewest. Between brokers equally good
  *       for the group the cluster totals decide (the giver leads more overall, the receiver fewer), then the id.

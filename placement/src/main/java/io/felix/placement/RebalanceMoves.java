@@ -42,12 +42,13 @@ final class RebalanceMoves {
   private boolean streamMoves() {
     boolean wanted = false;
     for (int g = 0; g < layout.groupCount; g++) {
-      while (layout.groupSpread(g) >= 2) {
+      while (layout.groupSpread(g) >= 2 && !layout.watch.knownStuck(g)) {
         if (layout.clusterLimitReached()) {
           return true;
         }
         Outcome outcome = streamMove(g);
         if (outcome == Outcome.STUCK) {
+          layout.watch.markStuck(g);
           break;
         }
         wanted = true;
@@ -63,22 +64,41 @@ final class RebalanceMoves {
   }
 
   private Outcome streamMove(int g) {
+    // The best pair usually has a shard to hand over: find it in one scan and sort only when it has none.
+    int giver = Layout.NONE;
+    int receiver = Layout.NONE;
+    for (int b : layout.live) {
+      if (giver == Layout.NONE || layout.groupLeaders(g, b) > layout.groupLeaders(g, giver)
+          || (layout.groupLeaders(g, b) == layout.groupLeaders(g, giver)
+              && layout.leadersTotal[b] > layout.leadersTotal[giver])) {
+        giver = b;
+      }
+      if (receiver == Layout.NONE || layout.groupLeaders(g, b) < layout.groupLeaders(g, receiver)
+          || (layout.groupLeaders(g, b) == layout.groupLeaders(g, receiver)
+              && layout.leadersTotal[b] < layout.leadersTotal[receiver])) {
+        receiver = b;
+      }
+    }
+    int first = shardOf(g, giver, receiver, Layout.NONE);
+    if (first != Layout.NONE) {
+      return tryMove(first, giver, receiver, Reason.STREAM);
+    }
     Integer[] givers = sortedLive(Comparator.<Integer>comparingInt(b -> -layout.groupLeaders(g, b))
         .thenComparingInt(b -> -layout.leadersTotal[b]));
     Integer[] receivers = sortedLive(Comparator.<Integer>comparingInt(b -> layout.groupLeaders(g, b))
         .thenComparingInt(b -> layout.leadersTotal[b]));
-    for (int giver : givers) {
-      for (int receiver : receivers) {
-        if (layout.groupLeaders(g, giver) - layout.groupLeaders(g, receiver) < 2) {
+    for (int from : givers) {
+      if (layout.groupLeaders(g, from) - layout.groupLeaders(g, receivers[0]) < 2) {
+        break;
+      }
+      for (int to : receivers) {
+        if (layout.groupLeaders(g, from) - layout.groupLeaders(g, to) < 2) {
           break;
         }
-        int s = shardOf(g, giver, receiver, Layout.NONE);
+        int s = shardOf(g, from, to, Layout.NONE);
         if (s != Layout.NONE) {
-          return tryMove(s, giver, receiver, Reason.STREAM);
+          return tryMove(s, from, to, Reason.STREAM);
         }
-      }
-      if (layout.groupLeaders(g, giver) - layout.groupLeaders(g, receivers[0]) < 2) {
-        break;
       }
     }
     return Outcome.STUCK;
@@ -86,21 +106,41 @@ final class RebalanceMoves {
 
   private void clusterMoves() {
     while (!layout.clusterLimitReached()) {
+      int giver = Layout.NONE;
+      int receiver = Layout.NONE;
+      for (int b : layout.live) {
+        if (giver == Layout.NONE || layout.leadersTotal[b] > layout.leadersTotal[giver]) {
+          giver = b;
+        }
+        if (receiver == Layout.NONE || layout.leadersTotal[b] < layout.leadersTotal[receiver]) {
+          receiver = b;
+        }
+      }
+      if (layout.leadersTotal[giver] - layout.leadersTotal[receiver] < 2) {
+        return;
+      }
+      int first = clusterShard(giver, receiver);
+      if (first != Layout.NONE) {
+        if (tryMove(first, giver, receiver, Reason.CLUSTER) != Outcome.MOVED) {
+          return;
+        }
+        continue;
+      }
       Integer[] givers = sortedLive(Comparator.comparingInt(b -> -layout.leadersTotal[b]));
       Integer[] receivers = sortedLive(Comparator.comparingInt(b -> layout.leadersTotal[b]));
       Outcome outcome = Outcome.STUCK;
       search:
-      for (int giver : givers) {
-        if (layout.leadersTotal[giver] - layout.leadersTotal[receivers[0]] < 2) {
+      for (int from : givers) {
+        if (layout.leadersTotal[from] - layout.leadersTotal[receivers[0]] < 2) {
           break;
         }
-        for (int receiver : receivers) {
-          if (layout.leadersTotal[giver] - layout.leadersTotal[receiver] < 2) {
+        for (int to : receivers) {
+          if (layout.leadersTotal[from] - layout.leadersTotal[to] < 2) {
             break;
           }
-          int s = clusterShard(giver, receiver);
+          int s = clusterShard(from, to);
           if (s != Layout.NONE) {
-            outcome = tryMove(s, giver, receiver, Reason.CLUSTER);
+            outcome = tryMove(s, from, to, Reason.CLUSTER);
             break search;
           }
         }

@@ -14,7 +14,8 @@ import java.util.List;
  * </ul>
  *
  * @param leader the shard's leader once the step is done
- * @param replicas the shard's replica set once the step is done, leader first
+ * @param replicas the shard's replica set once the step is done: a new shard lists its leader first; a staged copy
+ *     takes the place of the replica it replaces, so the order of the others is kept
  */
 public record Step(
     Action action, Reason reason, String group, int shard, Integer from, int to, int leader, List<Integer> replicas) {

@@ -38,8 +38,26 @@ final class BatchAccumulator {
     this.settings = settings;
   }
 
-  /** The shard for a record with neither key nor shard. */
-  synchronized int stickyShard(String stream, int[] shardIds) {
+  /**
+   * Appends a record with neither key nor shard to the stream's sticky shard, moving to the next shard when the
+   * sticky shard's batch is closed, or would overflow with this record (then it is closed first).
+   *
+   * @return the shard chosen
+   */
+  synchronized int appendUnkeyed(String stream, int[] shardIds, Record record, int encodedSize,
+      CompletableFuture<RecordMetadata> future, long nowNanos) {
+    int shard = stickyShard(stream, shardIds);
+    ShardQueue q = queues.get(new ShardKey(stream, shard));
+    if (q != null && q.open != null && q.open.bytes() + encodedSize > settings.batchSizeBytes()) {
+      closeOpen(q);
+      shard = stickyShard(stream, shardIds);
+    }
+    append(stream, shard, record, encodedSize, future, nowNanos);
+    return shard;
+  }
+
+  /** The sticky shard: kept while its batch is open, else the next shard in turn. */
+  private int stickyShard(String stream, int[] shardIds) {
     Integer current = stickyShard.get(stream);
     if (current != null) {
       ShardQueue q = queues.get(new ShardKey(stream, current));
@@ -66,9 +84,8 @@ final class BatchAccumulator {
     }
     if (q.open == null) {
       q.open = new ProduceBatch(stream, shard, nowNanos, settings.deliveryTimeout().toNanos());
-      if (settings.linger().isZero()) {
-        notifyAll();
-      }
+      // a new batch brings a new linger deadline: the sender may be asleep until a later one
+      notifyAll();
     }
     q.open.add(record, encodedSize, future);
     if (q.open.bytes() >= settings.batchSizeBytes()) {
@@ -87,7 +104,7 @@ final class BatchAccumulator {
    * shard has fewer than maxInFlightBatchesPerShard in flight. Open batches close when their linger is over or
    * a flush or close is under way.
    */
-  synchronized List<ProduceBatch> drainSendable(long nowNanos) {
+  private List<ProduceBatch> drainSendable(long nowNanos) {
     List<ProduceBatch> out = new ArrayList<>();
     long linger = settings.linger().toNanos();
     for (ShardQueue q : queues.values()) {
@@ -105,7 +122,7 @@ final class BatchAccumulator {
   }
 
   /** When the sender must look again at the latest: the next linger end or retry time; Long.MAX_VALUE if none. */
-  synchronized long nextWakeupNanos() {
+  private long nextWakeupNanos() {
     long next = Long.MAX_VALUE;
     long linger = settings.linger().toNanos();
     for (ShardQueue q : queues.values()) {
@@ -119,12 +136,27 @@ final class BatchAccumulator {
     return next;
   }
 
-  /** Blocks the sender until woken or until {@code untilNanos}. */
-  synchronized void awaitWork(long untilNanos) throws InterruptedException {
-    long waitNanos = untilNanos - System.nanoTime();
-    if (waitNanos > 0) {
-      long millis = Math.max(1, Math.min(waitNanos / 1_000_000, 1000));
-      wait(millis);
+  /**
+   * Blocks the sender until there are batches to send, and returns them; returns an empty list only once the
+   * client is closing and nothing is left. Draining and waiting happen under one lock, so a wake-up (a batch
+   * filled, an answer freed a shard) between them cannot be missed.
+   */
+  synchronized List<ProduceBatch> awaitSendable() throws InterruptedException {
+    while (true) {
+      List<ProduceBatch> out = drainSendable(System.nanoTime());
+      if (!out.isEmpty() || (closing && isEmpty())) {
+        return out;
+      }
+      long next = nextWakeupNanos();
+      if (next == Long.MAX_VALUE) {
+        // Nothing pending: every event that creates work notifies, so no timed wake-up is needed.
+        wait();
+        continue;
+      }
+      long waitNanos = next - System.nanoTime();
+      if (waitNanos > 0) {
+        wait(waitNanos / 1_000_000, (int) (waitNanos % 1_000_000));
+      }
     }
   }
 

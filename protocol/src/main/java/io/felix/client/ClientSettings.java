@@ -22,7 +22,8 @@ import java.util.List;
  * @param requestTimeout how long the client waits for any one answer (default 30 s)
  * @param ackTimeout how long the broker may wait for the acks of a produce (ProduceRequest.timeout_ms; default
  *     10 s; must be below requestTimeout so the broker answers first)
- * @param retries attempts after the first for a produce batch or a fetch (default 10)
+ * @param retries attempts after the first for a produce batch or a fetch (default unlimited, as in Kafka: the
+ *     delivery timeout is the bound that matters, and it rides out a leader failover)
  * @param retryBackoff first retry delay, doubled on every attempt up to retryBackoffMax (defaults 50 ms, 1 s)
  * @param deliveryTimeout bound on a record's whole life from produce() to acknowledgement (default 120 s)
  * @param retryAmbiguousErrors whether to retry a produce whose outcome is unknown (TIMEOUT, NOT_ENOUGH_REPLICAS
@@ -50,6 +51,9 @@ public record ClientSettings(
     Duration metadataMaxAge,
     Duration connectTimeout,
     int maxFrameBytes) {
+
+  /** Room kept in a frame for the produce request around its records (stream name, shard, acks, tags). */
+  public static final int REQUEST_OVERHEAD_BYTES = 4096;
 
   public static Builder builder(List<HostPort> bootstrap) {
     return new Builder(bootstrap);
@@ -79,7 +83,7 @@ public record ClientSettings(
     private int maxInFlightBatchesPerShard = 1;
     private Duration requestTimeout = Duration.ofSeconds(30);
     private Duration ackTimeout = Duration.ofSeconds(10);
-    private int retries = 10;
+    private int retries = Integer.MAX_VALUE;
     private Duration retryBackoff = Duration.ofMillis(50);
     private Duration retryBackoffMax = Duration.ofSeconds(1);
     private Duration deliveryTimeout = Duration.ofSeconds(120);
@@ -117,8 +121,9 @@ public record ClientSettings(
       require(acks != null && acks != Acks.UNRECOGNIZED, "acks must be QUORUM, ALL or LEADER");
       nonNegative("linger", linger);
       require(batchSizeBytes > 0, "batchSizeBytes must be positive, got " + batchSizeBytes);
-      require(batchSizeBytes < maxFrameBytes, "batchSizeBytes (" + batchSizeBytes
-          + ") must be below maxFrameBytes (" + maxFrameBytes + ")");
+      require(batchSizeBytes <= maxFrameBytes - REQUEST_OVERHEAD_BYTES, "batchSizeBytes (" + batchSizeBytes
+          + ") must leave " + REQUEST_OVERHEAD_BYTES + " bytes of maxFrameBytes (" + maxFrameBytes
+          + ") for the rest of the request");
       require(maxInFlightPerConnection > 0, "maxInFlightPerConnection must be positive, got "
           + maxInFlightPerConnection);
       require(maxInFlightBatchesPerShard > 0, "maxInFlightBatchesPerShard must be positive, got "

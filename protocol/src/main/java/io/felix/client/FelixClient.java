@@ -111,7 +111,7 @@ public final class FelixClient implements AutoCloseable {
       return CompletableFuture.failedFuture(FelixException.broker(Errors.of(ErrorCode.UNKNOWN_SHARD,
           "stream " + stream + " has no shards")));
     }
-    int target;
+    int target = -1;
     if (shard >= 0) {
       if (!view.hasShard(shard)) {
         return CompletableFuture.failedFuture(FelixException.broker(Errors.of(ErrorCode.UNKNOWN_SHARD,
@@ -120,8 +120,6 @@ public final class FelixClient implements AutoCloseable {
       target = shard;
     } else if (key != null && key.length > 0) {
       target = KeyHash.shardFor(key, view.shardIds());
-    } else {
-      target = accumulator.stickyShard(stream, view.shardIds());
     }
     Record.Builder record = Record.newBuilder()
         .setValue(ByteString.copyFrom(value))
@@ -131,8 +129,17 @@ public final class FelixClient implements AutoCloseable {
       record.setKey(ByteString.copyFrom(key));
     }
     Record built = record.build();
+    int size = RecordLists.encodedSize(built);
+    if (size > settings.maxFrameBytes() - ClientSettings.REQUEST_OVERHEAD_BYTES) {
+      return CompletableFuture.failedFuture(new IllegalArgumentException("record of " + size
+          + " bytes does not fit in a frame of at most " + settings.maxFrameBytes() + " bytes"));
+    }
     CompletableFuture<RecordMetadata> future = new CompletableFuture<>();
-    accumulator.append(stream, target, built, RecordLists.encodedSize(built), future, System.nanoTime());
+    if (target >= 0) {
+      accumulator.append(stream, target, built, size, future, System.nanoTime());
+    } else {
+      accumulator.appendUnkeyed(stream, view.shardIds(), built, size, future, System.nanoTime());
+    }
     return future;
   }
 
@@ -147,25 +154,19 @@ public final class FelixClient implements AutoCloseable {
     }
   }
 
-  /** Metadata for the streams named (every stream when none are), read from a broker now. */
+  /**
+   * Metadata for the streams named (every stream when none are), read now from the first broker that answers
+   * (bootstrap brokers, then known brokers; in plain mode its broker). The client's own view is updated too.
+   */
   public CompletableFuture<MetadataResponse> metadata(String... streams) {
-    HostPort target = settings.mode() == ClientMode.PLAIN ? metadata.plainTarget() : settings.bootstrap().get(0);
-    Request.Builder request = Request.newBuilder()
-        .setMetadata(MetadataRequest.newBuilder().addAllStreams(Arrays.asList(streams)));
-    return connections.get(target)
-        .thenCompose(c -> c.send(request, settings.requestTimeout()))
-        .thenApply(r -> {
-          if (Errors.isError(r)) {
-            throw FelixException.broker(r.getError());
-          }
-          return r.getMetadata();
-        });
+    return metadata.read(Arrays.asList(streams));
   }
 
   /**
    * Committed records of one shard from {@code offset} on, at most about {@code maxBytes}, waiting up to
    * {@code maxWaitMs} on the broker when there are none yet. Records before {@code offset} in the first batch
-   * are skipped. Retried (fetches are idempotent) on NOT_LEADER, TIMEOUT and connection failures.
+   * are skipped. Retried (fetches are idempotent) on NOT_LEADER, TIMEOUT and connection failures, for at most
+   * requestTimeout + maxWaitMs in all.
    */
   public CompletableFuture<FetchResult> fetch(String stream, int shard, long offset, int maxBytes, int maxWaitMs) {
     if (closed) {
@@ -175,12 +176,14 @@ public final class FelixClient implements AutoCloseable {
         .setStream(stream).setShard(shard).setOffset(offset).setMaxBytes(maxBytes).setMaxWaitMs(maxWaitMs)
         .setForwardIfNotLeader(settings.mode() == ClientMode.PLAIN));
     CompletableFuture<FetchResult> result = new CompletableFuture<>();
-    fetchAttempt(stream, shard, offset, request, Duration.ofMillis(maxWaitMs), 0, result);
+    Duration maxWait = Duration.ofMillis(maxWaitMs);
+    long deadline = System.nanoTime() + settings.requestTimeout().plus(maxWait).toNanos();
+    fetchAttempt(stream, shard, offset, request, maxWait, 0, deadline, result);
     return result;
   }
 
   private void fetchAttempt(String stream, int shard, long offset, Request.Builder request, Duration maxWait,
-      int attempt, CompletableFuture<FetchResult> result) {
+      int attempt, long deadlineNanos, CompletableFuture<FetchResult> result) {
     CompletableFuture<HostPort> target = settings.mode() == ClientMode.PLAIN
         ? CompletableFuture.completedFuture(metadata.plainTarget())
         : metadata.stream(stream).thenApply(v -> {
@@ -212,10 +215,13 @@ public final class FelixClient implements AutoCloseable {
             metadata.leaderMoved(stream, shard, response.getError().getLeaderId(),
                 response.getError().getLeaderAddress());
           }
-          if (failure.retriable() && attempt < settings.retries() && !closed) {
+          long backoff = settings.backoffNanos(attempt + 1);
+          if (failure.retriable() && attempt < settings.retries() && !closed
+              && System.nanoTime() + backoff < deadlineNanos) {
             metadata.refresh(List.of(stream));
-            timer.schedule(() -> fetchAttempt(stream, shard, offset, request, maxWait, attempt + 1, result),
-                settings.backoffNanos(attempt + 1), TimeUnit.NANOSECONDS);
+            timer.schedule(
+                () -> fetchAttempt(stream, shard, offset, request, maxWait, attempt + 1, deadlineNanos, result),
+                backoff, TimeUnit.NANOSECONDS);
           } else {
             result.completeExceptionally(failure.withContext("fetch " + stream + "/" + shard + "@" + offset));
           }

@@ -19,7 +19,9 @@ public class FelixException extends RuntimeException {
     CONNECTION_FAILED,
     REQUEST_TIMEOUT,
     NO_LEADER,
-    CLIENT_CLOSED
+    CLIENT_CLOSED,
+    /** Something unexpected failed inside the client; not retried, outcome unknown. */
+    CLIENT_ERROR
   }
 
   private final Kind kind;
@@ -60,7 +62,7 @@ public class FelixException extends RuntimeException {
     return new FelixException(Kind.CLIENT_CLOSED, ErrorCode.NONE, message, false, true);
   }
 
-  /** Unwraps CompletionException layers to the FelixException, or wraps anything else as a connection failure. */
+  /** Unwraps CompletionException layers to the FelixException, or wraps anything else as a CLIENT_ERROR. */
   public static FelixException from(Throwable t) {
     Throwable cause = t;
     while ((cause instanceof java.util.concurrent.CompletionException
@@ -71,7 +73,7 @@ public class FelixException extends RuntimeException {
     if (cause instanceof FelixException fe) {
       return fe;
     }
-    return connectionFailed(String.valueOf(cause), false);
+    return new FelixException(Kind.CLIENT_ERROR, ErrorCode.NONE, String.valueOf(cause), false, false);
   }
 
   public Kind kind() {

@@ -3,6 +3,7 @@ package io.felix.client;
 import io.felix.protocol.Errors;
 import io.felix.protocol.client.ErrorCode;
 import io.felix.protocol.client.MetadataRequest;
+import io.felix.protocol.client.MetadataResponse;
 import io.felix.protocol.client.Request;
 import io.felix.protocol.client.Response;
 import java.util.ArrayList;
@@ -73,7 +74,8 @@ final class MetadataCache {
   /** The stream's view, reading metadata first when the stream is new to this client. */
   CompletableFuture<ClusterView.StreamView> stream(String name) {
     ClusterView.StreamView known = view.stream(name);
-    if (known != null) {
+    // An error (UNKNOWN_STREAM) is not cached: the stream may have been created since.
+    if (known != null && known.error() == ErrorCode.NONE) {
       return CompletableFuture.completedFuture(known);
     }
     return refresh(List.of(name)).thenApply(v -> {
@@ -92,11 +94,20 @@ final class MetadataCache {
       return refreshing;
     }
     Set<String> asked = Set.copyOf(wanted);
-    Request.Builder request =
-        Request.newBuilder().setMetadata(MetadataRequest.newBuilder().addAllStreams(asked));
-    CompletableFuture<ClusterView> result = new CompletableFuture<>();
+    CompletableFuture<ClusterView> result = read(asked).thenApply(r -> view);
     refreshing = result;
     refreshingStreams = asked;
+    return result;
+  }
+
+  /**
+   * Reads metadata for {@code streams} (every stream when empty) from the first broker that answers, applies it
+   * to the view, and returns the answer.
+   */
+  synchronized CompletableFuture<MetadataResponse> read(Collection<String> streams) {
+    Request.Builder request =
+        Request.newBuilder().setMetadata(MetadataRequest.newBuilder().addAllStreams(streams));
+    CompletableFuture<MetadataResponse> result = new CompletableFuture<>();
     ask(new ArrayList<>(candidates()), 0, request, result, null);
     return result;
   }
@@ -117,7 +128,7 @@ final class MetadataCache {
   }
 
   private void ask(List<HostPort> candidates, int i, Request.Builder request,
-      CompletableFuture<ClusterView> result, Throwable last) {
+      CompletableFuture<MetadataResponse> result, Throwable last) {
     if (i >= candidates.size()) {
       FelixException cause = last == null
           ? FelixException.connectionFailed("no broker to ask for metadata", false)
@@ -131,7 +142,7 @@ final class MetadataCache {
         .whenComplete((response, error) -> {
           if (error == null && !Errors.isError(response) && response.hasMetadata()) {
             applied(target, response);
-            result.complete(view);
+            result.complete(response.getMetadata());
           } else {
             Throwable why = error != null ? error : answerError(target, response);
             log.debug("metadata from {} failed: {}", target, why.getMessage());

@@ -47,13 +47,13 @@ final class ProduceSender implements Runnable {
   @Override
   public void run() {
     try {
-      while (!(accumulator.isClosing() && accumulator.isEmpty())) {
-        List<ProduceBatch> batches = accumulator.drainSendable(System.nanoTime());
+      while (true) {
+        List<ProduceBatch> batches = accumulator.awaitSendable();
+        if (batches.isEmpty()) {
+          return;
+        }
         for (ProduceBatch b : batches) {
           send(b);
-        }
-        if (batches.isEmpty()) {
-          accumulator.awaitWork(accumulator.nextWakeupNanos());
         }
       }
     } catch (InterruptedException e) {
@@ -67,6 +67,8 @@ final class ProduceSender implements Runnable {
   }
 
   private void send(ProduceBatch batch) {
+    // counted even when no leader is known, so the backoff grows while a failover is under way
+    batch.attempts++;
     HostPort target = settings.mode() == ClientMode.PLAIN
         ? metadata.plainTarget()
         : metadata.view().leaderAddress(batch.stream, batch.shard);
@@ -79,7 +81,6 @@ final class ProduceSender implements Runnable {
     if (metadata.isStale()) {
       metadata.refresh(List.of(batch.stream));
     }
-    batch.attempts++;
     Request.Builder request = Request.newBuilder().setProduce(ProduceRequest.newBuilder()
         .setStream(batch.stream)
         .setShard(batch.shard)

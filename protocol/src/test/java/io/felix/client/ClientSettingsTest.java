@@ -19,6 +19,8 @@ class ClientSettingsTest {
     assertEquals(256 * 1024, s.batchSizeBytes());
     assertEquals(1, s.maxInFlightBatchesPerShard());
     assertEquals(false, s.retryAmbiguousErrors());
+    assertEquals(Integer.MAX_VALUE, s.retries());
+    assertEquals(Duration.ofSeconds(120), s.deliveryTimeout());
     assertEquals(List.of(new HostPort("127.0.0.1", 9092)), s.bootstrap());
   }
 
@@ -32,6 +34,8 @@ class ClientSettingsTest {
     assertEquals("linger must not be negative, got PT-1S",
         error(() -> ClientSettings.builder("h:1").linger(Duration.ofSeconds(-1)).build()));
     assertEquals("port must be in 1..65535, got 70000", error(() -> ClientSettings.builder("h:70000")));
+    assertEquals("batchSizeBytes (8388608) must leave 4096 bytes of maxFrameBytes (8388608) for the rest of "
+        + "the request", error(() -> ClientSettings.builder("h:1").batchSizeBytes(8 << 20).build()));
   }
 
   @Test

@@ -109,6 +109,20 @@ class FetchTest {
   }
 
   @Test
+  void plainModeFetchAsksItsBrokerToServeWhateverTheLeader() throws Exception {
+    ScriptedBroker plain = broker(1);
+    ScriptedBroker leader = broker(2);
+    plain.script(e -> e.reply(Response.newBuilder().setFetch(
+        FetchResponse.newBuilder().addBatches(batch(0, "x")).setCommitOffset(1))));
+    FelixClient c = new FelixClient(ClientSettings.builder(List.of(plain.address())).mode(ClientMode.PLAIN).build());
+    closeables.add(c);
+    assertEquals(1, c.fetch("s", 0, 0, 1024, 0).join().nextOffset());
+    io.felix.protocol.client.Request r = plain.nextRequest();
+    assertEquals(true, r.getFetch().getForwardIfNotLeader());
+    assertEquals(0, leader.connectionCount());
+  }
+
+  @Test
   void offsetOutOfRangeIsNotRetried() throws Exception {
     ScriptedBroker b = broker(1);
     b.script(e -> e.reply(e.request.hasMetadata()

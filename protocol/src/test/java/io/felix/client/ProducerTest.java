@@ -126,6 +126,7 @@ class ProducerTest {
     assertEquals(List.of("a", "b", "c"), values(produce.getProduce()));
     assertEquals("s", produce.getProduce().getStream());
     assertEquals(1000, produce.getProduce().getTimeoutMs());
+    assertFalse(produce.getProduce().getForwardIfNotLeader(), "cluster mode wants NOT_LEADER, not forwarding");
     assertEquals(List.of(new RecordMetadata("s", 1, 0), new RecordMetadata("s", 1, 1), new RecordMetadata("s", 1, 2)),
         fs.stream().map(CompletableFuture::join).toList());
     assertNull(b.pollRequest(100), "one request only");
@@ -190,6 +191,23 @@ class ProducerTest {
   }
 
   @Test
+  void unkeyedRecordsMoveToTheNextShardWhenTheirBatchFills() throws Exception {
+    ScriptedBroker b = broker(1);
+    b.script(leaderScript("s", List.of(b.brokerAddress()), new int[] {1, 1, 1}, r -> null));
+    byte[] value = utf8("v".repeat(20));
+    Record sample = Record.newBuilder().setValue(com.google.protobuf.ByteString.copyFrom(value))
+        .setTimestampMs(System.currentTimeMillis()).build();
+    // room for two and a half records: the third overflows, so the batch closes and the next shard takes it
+    FelixClient client = client(settings(b).batchSizeBytes(RecordLists.encodedSize(sample) * 5 / 2).build());
+    List<CompletableFuture<RecordMetadata>> fs = new ArrayList<>();
+    for (int i = 0; i < 7; i++) {
+      fs.add(client.produce("s", null, value));
+    }
+    client.flush();
+    assertEquals(List.of(0, 0, 1, 1, 2, 2, 0), fs.stream().map(f -> f.join().shard()).toList());
+  }
+
+  @Test
   void notLeaderRedirectsTheBatchToTheNamedLeader() throws Exception {
     ScriptedBroker first = broker(1);
     ScriptedBroker second = broker(2);
@@ -208,6 +226,52 @@ class ProducerTest {
     assertEquals(List.of("x"), values(nextProduce(first).getProduce()));
     assertEquals(List.of("x"), values(nextProduce(second).getProduce()));
     assertEquals(1, client.retries());
+  }
+
+  @Test
+  void batchWaitsWhileTheShardHasNoLeaderAndGoesOnceOneIsKnown() throws Exception {
+    ScriptedBroker b = broker(1);
+    int[] metadataCalls = {0};
+    int[] leaders = {-1};
+    b.script(e -> {
+      if (e.request.hasMetadata()) {
+        synchronized (metadataCalls) {
+          // the third answer onwards names a leader
+          if (++metadataCalls[0] >= 3) {
+            leaders[0] = 1;
+          }
+        }
+      }
+      leaderScript("s", List.of(b.brokerAddress()), leaders, r -> null).onRequest(e);
+    });
+    FelixClient client = client(settings(b).linger(Duration.ZERO).build());
+    assertEquals(new RecordMetadata("s", 0, 0), client.produce("s", 0, null, utf8("x"), List.of()).join());
+    synchronized (metadataCalls) {
+      assertTrue(metadataCalls[0] >= 3, "metadata was re-read until a leader was named");
+    }
+    assertTrue(client.retries() >= 2);
+  }
+
+  @Test
+  void deadLeaderIsAbandonedForTheLeaderNamedByFreshMetadata() throws Exception {
+    ScriptedBroker dead = broker(1);
+    ScriptedBroker alive = broker(2);
+    BrokerAddress deadAddress = dead.brokerAddress();
+    dead.close();
+    int[] leaders = {1};
+    alive.script(e -> {
+      if (e.request.hasMetadata()) {
+        e.reply(ScriptedBroker.metadata("s", List.of(deadAddress, alive.brokerAddress()), leaders));
+        leaders[0] = 2; // failover: the next answer names broker 2
+      } else {
+        e.reply(Response.newBuilder().setProduce(ProduceResponse.newBuilder().setBaseOffset(7)));
+      }
+    });
+    FelixClient client = client(settings(alive).linger(Duration.ZERO).build());
+    RecordMetadata m = client.produce("s", 0, null, utf8("x"), List.of()).join();
+    assertEquals(new RecordMetadata("s", 0, 7), m);
+    // at least one refused connection (nothing written, so retried); more if the retry beat the metadata answer
+    assertTrue(client.retries() >= 1);
   }
 
   @Test
@@ -319,7 +383,9 @@ class ProducerTest {
     plain.script(leaderScript("s", both, new int[] {2, 2}, r -> null));
     FelixClient client = client(settings(plain).mode(ClientMode.PLAIN).linger(Duration.ZERO).build());
     assertEquals(new RecordMetadata("s", 1, 0), client.produce("s", 1, null, utf8("x"), List.of()).join());
-    assertEquals(List.of("x"), values(nextProduce(plain).getProduce()));
+    ProduceRequest sent = nextProduce(plain).getProduce();
+    assertEquals(List.of("x"), values(sent));
+    assertTrue(sent.getForwardIfNotLeader(), "plain mode asks the broker to forward");
     assertNull(leader.pollRequest(100));
     assertEquals(0, leader.connectionCount());
   }
@@ -351,6 +417,19 @@ class ProducerTest {
     assertEquals("UNKNOWN_STREAM: cannot produce to missing: no such stream", missing.getMessage());
     FelixException shard = FelixException.from(assertThrowsCompletion(client.produce("s", 7, null, utf8("x"), List.of())));
     assertEquals("UNKNOWN_SHARD: stream s has no shard 7; shards are [0, 1]", shard.getMessage());
+  }
+
+  @Test
+  void recordTooLargeForAFrameFailsAtOnceAndSendsNothing() throws Exception {
+    ScriptedBroker b = broker(1);
+    b.script(leaderScript("s", List.of(b.brokerAddress()), new int[] {1}, r -> null));
+    FelixClient client = client(settings(b).maxFrameBytes(64 * 1024).batchSizeBytes(16 * 1024)
+        .linger(Duration.ZERO).build());
+    Throwable e = assertThrowsCompletion(client.produce("s", 0, null, new byte[64 * 1024], List.of()));
+    assertTrue(e instanceof IllegalArgumentException, e.toString());
+    assertEquals("record of 65551 bytes does not fit in a frame of at most 65536 bytes", e.getMessage());
+    assertEquals(0, client.produce("s", 0, null, new byte[20 * 1024], List.of()).join().offset(),
+        "a record above batch size but within the frame goes alone");
   }
 
   @Test

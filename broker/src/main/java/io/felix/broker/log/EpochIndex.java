@@ -16,10 +16,7 @@ import java.util.List;
 final class EpochIndex {
   static final String FILE_NAME = "leader-epochs";
 
-  /** One epoch and the offset of its first batch. */
-  record Entry(long epoch, long startOffset) {}
-
-  private final List<Entry> entries = new ArrayList<>();
+  private final List<EpochStart> entries = new ArrayList<>();
   private final CheckpointFile file;
 
   EpochIndex(Path dir) {
@@ -27,8 +24,8 @@ final class EpochIndex {
   }
 
   /** The entries as persisted, or empty if there is no file; a malformed file reads as empty (it is rebuilt). */
-  List<Entry> readPersisted() throws IOException {
-    List<Entry> read = new ArrayList<>();
+  List<EpochStart> readPersisted() throws IOException {
+    List<EpochStart> read = new ArrayList<>();
     String text = file.read().orElse("");
     for (String line : text.split("\n")) {
       if (line.isBlank()) {
@@ -36,7 +33,7 @@ final class EpochIndex {
       }
       String[] parts = line.trim().split(" ");
       try {
-        read.add(new Entry(Long.parseLong(parts[0]), Long.parseLong(parts[1])));
+        read.add(new EpochStart(Long.parseLong(parts[0]), Long.parseLong(parts[1])));
       } catch (RuntimeException e) {
         return List.of();
       }
@@ -47,7 +44,7 @@ final class EpochIndex {
   /** Records an epoch seen in a batch at {@code baseOffset} (only a higher epoch adds an entry); not persisted. */
   synchronized boolean observe(long epoch, long baseOffset) {
     if (entries.isEmpty() || epoch > entries.get(entries.size() - 1).epoch()) {
-      entries.add(new Entry(epoch, baseOffset));
+      entries.add(new EpochStart(epoch, baseOffset));
       return true;
     }
     return false;
@@ -65,13 +62,13 @@ final class EpochIndex {
 
   void persist() throws IOException {
     StringBuilder text = new StringBuilder();
-    for (Entry e : entries()) {
+    for (EpochStart e : entries()) {
       text.append(e.epoch()).append(' ').append(e.startOffset()).append('\n');
     }
     file.write(text.toString());
   }
 
-  synchronized List<Entry> entries() {
+  synchronized List<EpochStart> entries() {
     return List.copyOf(entries);
   }
 
@@ -85,11 +82,23 @@ final class EpochIndex {
    * none. A follower whose last epoch is {@code epoch} truncates to this offset (when its log is longer).
    */
   synchronized long endOffsetFor(long epoch, long logEndOffset) {
-    for (Entry e : entries) {
+    for (EpochStart e : entries) {
       if (e.epoch() > epoch) {
         return e.startOffset();
       }
     }
     return logEndOffset;
+  }
+
+  /** KIP-279: the largest epoch at most {@code epoch} and where it ends; see {@link EpochEnd}. */
+  synchronized EpochEnd epochEndFor(long epoch, long logStartOffset, long logEndOffset) {
+    EpochStart floor = null;
+    for (EpochStart e : entries) {
+      if (e.epoch() > epoch) {
+        return floor == null ? new EpochEnd(-1, logStartOffset) : new EpochEnd(floor.epoch(), e.startOffset());
+      }
+      floor = e;
+    }
+    return floor == null ? new EpochEnd(-1, logStartOffset) : new EpochEnd(floor.epoch(), logEndOffset);
   }
 }

@@ -11,16 +11,21 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The broker's one flusher thread: group commit for all shard logs. A log with new data asks for a flush; each
- * round the thread takes every log that asked and fsyncs each once, then the log completes its waiters with its new
- * durable offset. While a round runs, more appends arrive and are covered by the next round, so under load one fsync
- * covers many appends and the fsync rate is bounded by the disk, not by the append rate.
+ * The broker's flusher: group commit for all shard logs. A log with new data asks for a flush once (it does not ask
+ * again until that flush has started); a flusher thread takes the request, fsyncs the log's active segment and the
+ * log completes its waiters with its new durable offset. While an fsync runs, more appends arrive and are covered
+ * by the next one, so under load one fsync covers many appends and the fsync rate is bounded by the disk, not by the
+ * append rate.
  *
- * <p>With {@link LogSettings.Flush#ALWAYS} a round starts as soon as a log asks; with
- * {@link LogSettings.Flush#INTERVAL} rounds start every flush interval.
+ * <p>{@code flush-threads} threads take requests: fsyncs of different files overlap in the disk and the file system
+ * journal (measured here: 12 files, 128 KiB each per round, about 2 to 6 times the rounds per second with 4 threads
+ * as with 1; more threads did not help). One log is never fsynced by two threads at once (its flush lock).
  *
- * <p>The thread is never interrupted: an interrupt during {@code FileChannel.force} would close the channel.
- * Waiters' callbacks run on this thread and must not block (piping to an actor is fine).
+ * <p>With {@link LogSettings.Flush#ALWAYS} a request is served at once; with {@link LogSettings.Flush#INTERVAL}
+ * requests wait for the next tick of the flush interval.
+ *
+ * <p>Threads are never interrupted: an interrupt during {@code FileChannel.force} would close the channel.
+ * Waiters' callbacks run on these threads and must not block (piping to an actor is fine).
  */
 public final class FlushScheduler implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(FlushScheduler.class);
@@ -28,105 +33,112 @@ public final class FlushScheduler implements AutoCloseable {
 
   private final LogSettings.Flush mode;
   private final Duration interval;
+  /** Requests a flusher thread serves now. */
   private final LinkedBlockingQueue<Runnable> requests = new LinkedBlockingQueue<>();
+  /** With interval flush, requests waiting for the next tick. */
+  private final LinkedBlockingQueue<Runnable> waitingForTick = new LinkedBlockingQueue<>();
   private final CountDownLatch stopped = new CountDownLatch(1);
   private final AtomicLong fsyncs = new AtomicLong();
-  private final AtomicLong rounds = new AtomicLong();
-  private final Thread thread;
+  private final List<Thread> threads = new ArrayList<>();
   private volatile boolean running = true;
 
   private FlushScheduler(LogSettings settings, String name) {
     this.mode = settings.flush();
     this.interval = settings.flushInterval();
-    this.thread = new Thread(this::run, name);
-    this.thread.setDaemon(true);
+    for (int i = 0; i < settings.flushThreads(); i++) {
+      threads.add(daemon(this::serve, name + "-" + i));
+    }
+    if (mode == LogSettings.Flush.INTERVAL) {
+      threads.add(daemon(this::tick, name + "-tick"));
+    }
   }
 
-  /** Starts the flusher thread for the given settings' flush mode. */
+  private static Thread daemon(Runnable body, String name) {
+    Thread thread = new Thread(body, name);
+    thread.setDaemon(true);
+    return thread;
+  }
+
+  /** Starts the flusher threads for the given settings' flush mode. */
   public static FlushScheduler start(LogSettings settings, String threadName) {
     FlushScheduler scheduler = new FlushScheduler(settings, threadName);
-    scheduler.thread.start();
+    scheduler.threads.forEach(Thread::start);
     return scheduler;
   }
 
   /**
-   * Asks for {@code flush} to run in a coming round. The caller makes sure a pending request is not queued twice,
-   * and calls {@link #countFsync} for each fsync it does (before completing its waiters, so counts are exact).
+   * Asks for {@code flush} to run; returns false if the scheduler is stopped (the caller then flushes itself). The
+   * caller makes sure a pending request is not queued twice, and calls {@link #countFsync} for each fsync it does
+   * (before completing its waiters, so counts are exact).
    */
-  void request(Runnable flush) {
+  synchronized boolean request(Runnable flush) {
     if (!running) {
-      throw new IllegalStateException("flush scheduler is stopped");
+      return false;
     }
-    requests.add(flush);
+    (mode == LogSettings.Flush.INTERVAL ? waitingForTick : requests).add(flush);
+    return true;
   }
 
   void countFsync() {
     fsyncs.incrementAndGet();
   }
 
-  /** Fsyncs done since start (at most one per log per round). */
+  /** Fsyncs done by the flusher threads since start (at most one per request). */
   public long fsyncCount() {
     return fsyncs.get();
   }
 
-  /** Rounds run since start. */
-  public long roundCount() {
-    return rounds.get();
-  }
-
-  private void run() {
-    List<Runnable> round = new ArrayList<>();
+  private void serve() {
     try {
-      while (true) {
-        if (mode == LogSettings.Flush.INTERVAL) {
-          if (stopped.await(interval.toNanos(), TimeUnit.NANOSECONDS)) {
-            requests.drainTo(round);
-            runRound(round);
-            return;
-          }
-        } else {
-          round.add(requests.take());
+      for (Runnable flush = requests.take(); flush != STOP; flush = requests.take()) {
+        try {
+          flush.run();
+        } catch (RuntimeException e) {
+          log.error("A log flush failed unexpectedly; the flusher goes on", e);
         }
-        requests.drainTo(round);
-        if (runRound(round)) {
-          return;
-        }
-        round.clear();
       }
     } catch (InterruptedException e) {
-      log.warn("Flusher thread {} was interrupted; no more group commits", thread.getName());
+      log.warn("Flusher thread {} was interrupted; it stops", Thread.currentThread().getName());
       Thread.currentThread().interrupt();
     }
   }
 
-  /** Runs one round; returns whether it saw the stop request. */
-  private boolean runRound(List<Runnable> round) {
-    boolean stop = false;
-    for (Runnable flush : round) {
-      if (flush == STOP) {
-        stop = true;
-      } else {
-        flush.run();
+  private void tick() {
+    try {
+      while (!stopped.await(interval.toNanos(), TimeUnit.NANOSECONDS)) {
+        waitingForTick.drainTo(requests);
       }
+      waitingForTick.drainTo(requests); // a last round before the threads stop
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
-    rounds.incrementAndGet();
-    return stop;
   }
 
   /**
-   * Stops the thread after a last round. Logs still open can no longer ask for flushes: close them first (closing
-   * a log fsyncs it).
+   * Stops the threads after the requests already made. Logs still open can no longer ask for flushes: close them
+   * first (closing a log fsyncs it).
    */
   @Override
   public void close() {
-    if (!running) {
-      return;
+    synchronized (this) { // no request can slip in after the stop markers
+      if (!running) {
+        return;
+      }
+      running = false;
     }
-    running = false;
-    requests.add(STOP);
     stopped.countDown();
     try {
-      thread.join(TimeUnit.SECONDS.toMillis(30));
+      for (Thread thread : threads) {
+        if (thread.getName().endsWith("-tick")) {
+          thread.join(TimeUnit.SECONDS.toMillis(30));
+        }
+      }
+      for (int i = 0; i < threads.size(); i++) {
+        requests.add(STOP);
+      }
+      for (Thread thread : threads) {
+        thread.join(TimeUnit.SECONDS.toMillis(30));
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

@@ -30,6 +30,15 @@ final class LogRecovery {
   }
 
   void run() throws IOException {
+    try {
+      recover();
+    } catch (IOException | RuntimeException e) {
+      closeOpened();
+      throw e;
+    }
+  }
+
+  private void recover() throws IOException {
     long started = System.nanoTime();
     long recoveryPoint = readRecoveryPoint();
     List<SegmentName> names = listSegments();
@@ -46,7 +55,18 @@ final class LogRecovery {
     EpochIndex epochs = shardLog.epochs();
     long expected = names.get(0).baseOffset();
     long epoch = -1;
-    for (int i = 0; i < names.size(); i++) {
+    int sealed = trustedSealedSegments(names, recoveryPoint);
+    for (int i = 0; i < sealed; i++) {
+      long next = names.get(i + 1).baseOffset();
+      Segment segment = Segment.openSealed(dir, names.get(i), indexInterval, next);
+      if (segment == null) {
+        throw corrupt("sealed segment " + names.get(i) + " does not hold offsets [" + expected + ", " + next + ")");
+      }
+      opened.add(segment);
+      expected = next;
+    }
+    epoch = epochs.lastEpoch();
+    for (int i = sealed; i < names.size(); i++) {
       SegmentName name = names.get(i);
       if (name.baseOffset() != expected) {
         damaged(names, i, 0, expected, recoveryPoint, true,
@@ -69,8 +89,9 @@ final class LogRecovery {
     }
     shardLog.recovered(opened, expected, recoveryPoint);
     rewriteEpochsIfStale();
-    log.info("Opened log {}: {} segment(s), offsets [{}, {}), last epoch {}, verified in {} ms", dir, opened.size(),
-        names.get(0).baseOffset(), expected, epochs.lastEpoch(), (System.nanoTime() - started) / 1_000_000);
+    log.info("Opened log {}: {} segment(s) ({} trusted as sealed), offsets [{}, {}), last epoch {}, in {} ms", dir,
+        opened.size(), sealed, names.get(0).baseOffset(), expected, epochs.lastEpoch(),
+        (System.nanoTime() - started) / 1_000_000);
   }
 
   /**
@@ -88,21 +109,24 @@ final class LogRecovery {
     if (dropSegment) {
       dropped += Files.size(name.logFile(dir));
       Files.delete(name.logFile(dir));
+      Files.deleteIfExists(name.indexFile(dir));
     } else {
       Segment segment = opened.get(opened.size() - 1);
       dropped += segment.fileSize() - position;
+      segment.deleteIndexFile();
       segment.truncateTo(position, offset);
     }
     for (SegmentName later : names.subList(index + 1, names.size())) {
       dropped += Files.size(later.logFile(dir));
       Files.delete(later.logFile(dir));
+      Files.deleteIfExists(later.indexFile(dir));
     }
     CheckpointFile.forceDirectory(dir);
     log.warn("Recovering log {}: dropped {} bytes from offset {} (segment {}, byte {}): {}; this is the unflushed tail "
         + "a crash leaves, after the recovery point {}", dir, dropped, offset, name, position, problem, recoveryPoint);
   }
 
-  private CorruptLogException corrupt(String problem) {
+  private void closeOpened() {
     for (Segment s : opened) {
       try {
         s.close();
@@ -110,14 +134,44 @@ final class LogRecovery {
         // already failing
       }
     }
+  }
+
+  private CorruptLogException corrupt(String problem) {
     log.error("Log {} is corrupt and will not be served: {}", dir, problem);
     return new CorruptLogException("log " + dir + ": " + problem);
   }
 
+  /**
+   * With {@code verify-on-open = unflushed}: how many leading segments lie wholly below the recovery point and are
+   * trusted without reading their batches (never the last one). Their epochs come from the epoch file, which is
+   * loaded into the log's epoch index here; without one, nothing is trusted.
+   */
+  private int trustedSealedSegments(List<SegmentName> names, long recoveryPoint) throws IOException {
+    if (shardLog.settings().verifyOnOpen() != LogSettings.VerifyOnOpen.UNFLUSHED) {
+      return 0;
+    }
+    int sealed = 0;
+    while (sealed < names.size() - 1 && names.get(sealed + 1).baseOffset() <= recoveryPoint) {
+      sealed++;
+    }
+    if (sealed == 0) {
+      return 0;
+    }
+    long scanFrom = names.get(sealed).baseOffset();
+    List<EpochStart> known = shardLog.epochs().readPersisted().stream()
+        .filter(e -> e.startOffset() < scanFrom).toList();
+    if (known.isEmpty() || known.get(0).startOffset() != names.get(0).baseOffset()) {
+      log.info("Log {}: no usable epoch file for the sealed segments; verifying every segment", dir);
+      return 0;
+    }
+    known.forEach(e -> shardLog.epochs().observe(e.epoch(), e.startOffset()));
+    return sealed;
+  }
+
   private void rewriteEpochsIfStale() throws IOException {
     EpochIndex epochs = shardLog.epochs();
-    List<EpochIndex.Entry> persisted = epochs.readPersisted();
-    List<EpochIndex.Entry> actual = epochs.entries();
+    List<EpochStart> persisted = epochs.readPersisted();
+    List<EpochStart> actual = epochs.entries();
     if (!persisted.equals(actual)) {
       if (!persisted.isEmpty()) {
         log.info("Log {}: epoch file listed {}, the segments hold {}; rewriting it", dir, persisted, actual);

@@ -12,8 +12,12 @@ import java.util.Locale;
  * @param indexIntervalBytes bytes of log between two entries of the sparse offset index
  * @param flush when appended batches are fsynced
  * @param flushInterval with {@link Flush#INTERVAL}, the time between two fsync rounds
+ * @param flushThreads threads of the broker's {@link FlushScheduler}, whose fsyncs of different logs overlap
+ * @param verifyOnOpen which segments a log verifies batch by batch when it opens
  */
-public record LogSettings(long segmentBytes, int indexIntervalBytes, Flush flush, Duration flushInterval) {
+public record LogSettings(
+    long segmentBytes, int indexIntervalBytes, Flush flush, Duration flushInterval, int flushThreads,
+    VerifyOnOpen verifyOnOpen) {
   /** Positions in a segment are 32-bit. */
   public static final long MAX_SEGMENT_BYTES = Integer.MAX_VALUE;
   public static final long DEFAULT_SEGMENT_BYTES = 128L * 1024 * 1024;
@@ -25,6 +29,17 @@ public record LogSettings(long segmentBytes, int indexIntervalBytes, Flush flush
     INTERVAL
   }
 
+  public enum VerifyOnOpen {
+    /** Every batch of every segment: damage anywhere is found before the log serves (open reads the whole log). */
+    ALL,
+    /**
+     * Only segments at or after the recovery point (what a crash can have torn); sealed segments below it are
+     * trusted, their indexes loaded from their index files. Opens in time independent of the log's size, but damage
+     * in sealed segments goes unnoticed until a consumer's CRC check.
+     */
+    UNFLUSHED
+  }
+
   public LogSettings {
     require(segmentBytes >= LogBatch.HEADER_BYTES + 1 && segmentBytes <= MAX_SEGMENT_BYTES, "segment-bytes",
         "must be between " + (LogBatch.HEADER_BYTES + 1) + " and " + MAX_SEGMENT_BYTES + " bytes, got " + segmentBytes);
@@ -32,11 +47,36 @@ public record LogSettings(long segmentBytes, int indexIntervalBytes, Flush flush
     require(flush != null, "flush", "must be set");
     require(flushInterval != null && !flushInterval.isNegative() && !flushInterval.isZero(), "flush-interval",
         "must be a positive duration, got " + flushInterval);
+    require(flushThreads >= 1 && flushThreads <= 64, "flush-threads", "must be between 1 and 64, got " + flushThreads);
+    require(verifyOnOpen != null, "verify-on-open", "must be set");
   }
 
-  /** The defaults: 128 MiB segments, an index entry every 4 KiB, flush always. */
+  /**
+   * The defaults, as in reference.conf: 128 MiB segments, an index entry every 4 KiB, flush always with 4 threads,
+   * verify every batch on open.
+   */
   public static LogSettings defaults() {
-    return new LogSettings(DEFAULT_SEGMENT_BYTES, 4096, Flush.ALWAYS, Duration.ofMillis(100));
+    return new LogSettings(DEFAULT_SEGMENT_BYTES, 4096, Flush.ALWAYS, Duration.ofMillis(100), 4, VerifyOnOpen.ALL);
+  }
+
+  public LogSettings withSegmentBytes(long bytes) {
+    return new LogSettings(bytes, indexIntervalBytes, flush, flushInterval, flushThreads, verifyOnOpen);
+  }
+
+  public LogSettings withIndexIntervalBytes(int bytes) {
+    return new LogSettings(segmentBytes, bytes, flush, flushInterval, flushThreads, verifyOnOpen);
+  }
+
+  public LogSettings withFlush(Flush mode, Duration interval) {
+    return new LogSettings(segmentBytes, indexIntervalBytes, mode, interval, flushThreads, verifyOnOpen);
+  }
+
+  public LogSettings withVerifyOnOpen(VerifyOnOpen verify) {
+    return new LogSettings(segmentBytes, indexIntervalBytes, flush, flushInterval, flushThreads, verify);
+  }
+
+  public LogSettings withFlushThreads(int threads) {
+    return new LogSettings(segmentBytes, indexIntervalBytes, flush, flushInterval, threads, verifyOnOpen);
   }
 
   /** Reads the {@code felix.log} subtree (pass {@code config.getConfig("felix.log")}). */
@@ -52,7 +92,15 @@ public record LogSettings(long segmentBytes, int indexIntervalBytes, Flush flush
       throw invalid("flush", "must be always or interval, got '" + flushName + "'");
     }
     Duration interval = read(log, "flush-interval", () -> log.getDuration("flush-interval"));
-    return new LogSettings(segmentBytes, (int) indexInterval, flush, interval);
+    int threads = read(log, "flush-threads", () -> log.getInt("flush-threads"));
+    String verifyName = read(log, "verify-on-open", () -> log.getString("verify-on-open"));
+    VerifyOnOpen verify;
+    try {
+      verify = VerifyOnOpen.valueOf(verifyName.trim().toUpperCase(Locale.ROOT));
+    } catch (IllegalArgumentException e) {
+      throw invalid("verify-on-open", "must be all or unflushed, got '" + verifyName + "'");
+    }
+    return new LogSettings(segmentBytes, (int) indexInterval, flush, interval, threads, verify);
   }
 
   private interface Getter<T> {

@@ -2,6 +2,8 @@ package io.felix.broker.log;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedByInterruptException;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,6 +13,10 @@ import java.nio.file.StandardOpenOption;
  * One segment file of a {@link ShardLog}: batches back to back from byte 0, the first with the segment's base offset.
  * Owned by its log: only the log's owner thread appends, truncates, closes; any thread may read up to the published
  * size (positional reads, which do not touch the channel's position).
+ *
+ * <p>Reads go through a channel of their own: a thread interrupted in a file operation closes the channel it used
+ * ({@code ClosedByInterruptException}), and a reader's interrupt must not close the channel appends and fsyncs
+ * use. A read channel closed that way is reopened for the next reader.
  */
 final class Segment {
   private static final int SCAN_CHUNK = 1 << 20;
@@ -18,16 +24,19 @@ final class Segment {
   final SegmentName name;
   final Path file;
   private final FileChannel channel;
+  private volatile FileChannel readChannel;
+  private volatile boolean closed;
   private final OffsetIndex index;
   /** Bytes of whole batches, published after they are written. */
   private volatile int size;
   /** Offset after the last batch in this segment. */
   private volatile long nextOffset;
 
-  private Segment(SegmentName name, Path file, FileChannel channel, int indexInterval) {
+  private Segment(SegmentName name, Path file, FileChannel channel, int indexInterval) throws IOException {
     this.name = name;
     this.file = file;
     this.channel = channel;
+    this.readChannel = FileChannel.open(file, StandardOpenOption.READ);
     this.index = new OffsetIndex(indexInterval);
     this.nextOffset = name.baseOffset();
   }
@@ -45,6 +54,60 @@ final class Segment {
     Path file = name.logFile(dir);
     FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
     return new Segment(name, file, channel, indexInterval);
+  }
+
+  /**
+   * Opens a sealed segment below the recovery point without reading its batches: its size is the file's, its end
+   * is the next segment's base offset, its index is loaded from its index file, or rebuilt by walking the batch
+   * headers (no CRC) if that file is missing or does not fit. Returns null, with the segment closed, if the headers
+   * do not chain from the base offset to {@code nextOffset}.
+   */
+  static Segment openSealed(Path dir, SegmentName name, int indexInterval, long nextOffset) throws IOException {
+    Segment segment = open(dir, name, indexInterval);
+    long fileSize = segment.channel.size();
+    if (fileSize > LogSettings.MAX_SEGMENT_BYTES) {
+      segment.close();
+      return null;
+    }
+    String unusable = segment.index.loadFrom(name.indexFile(dir), name.baseOffset(), fileSize);
+    if (unusable != null && !segment.walkHeaders(fileSize, nextOffset)) {
+      segment.close();
+      return null;
+    }
+    segment.nextOffset = nextOffset;
+    segment.size = (int) fileSize;
+    return segment;
+  }
+
+  /** Rebuilds the index from the batch headers; true if they chain from the base offset to {@code end}. */
+  private boolean walkHeaders(long fileSize, long end) throws IOException {
+    ByteBuffer header = ByteBuffer.allocate(LogBatch.HEADER_BYTES);
+    long expected = name.baseOffset();
+    long pos = 0;
+    while (pos < fileSize) {
+      header.clear();
+      readFully(channel, header, pos, fileSize);
+      int length = header.getInt(LogBatch.LENGTH_AT);
+      int count = header.getInt(LogBatch.COUNT_AT);
+      if (header.hasRemaining() || header.getLong(0) != expected || length < 0 || count < 1
+          || pos + LogBatch.HEADER_BYTES + length > fileSize) {
+        return false;
+      }
+      index.onBatch(expected, (int) pos, LogBatch.HEADER_BYTES + length);
+      expected += count;
+      pos += LogBatch.HEADER_BYTES + length;
+    }
+    return expected == end;
+  }
+
+  /** Writes the index file of this segment, which is being sealed (the caller fsyncs the directory). */
+  void writeIndexFile() throws IOException {
+    index.writeTo(name.indexFile(file.getParent()));
+  }
+
+  /** Removes the index file: the segment is being cut and becomes the active one again. */
+  void deleteIndexFile() throws IOException {
+    Files.deleteIfExists(name.indexFile(file.getParent()));
   }
 
   long baseOffset() {
@@ -93,10 +156,11 @@ final class Segment {
     while (true) {
       int at = valid - bufStart;
       LogBatch.Damage damage = LogBatch.check(buf, at, LogSettings.MAX_SEGMENT_BYTES);
-      if (damage == LogBatch.Damage.INCOMPLETE && bufStart + buf.limit() < fileSize) {
-        // Refill: move the partial batch to the front, growing the buffer if one batch is larger than it.
-        int need = buf.limit() - at >= LogBatch.HEADER_BYTES
-            ? LogBatch.HEADER_BYTES + buf.getInt(at + LogBatch.LENGTH_AT) : LogBatch.HEADER_BYTES;
+      int need = damage == LogBatch.Damage.INCOMPLETE && buf.limit() - at >= LogBatch.HEADER_BYTES
+          ? LogBatch.HEADER_BYTES + buf.getInt(at + LogBatch.LENGTH_AT) : LogBatch.HEADER_BYTES;
+      if (damage == LogBatch.Damage.INCOMPLETE && bufStart + buf.limit() < fileSize && valid + (long) need <= fileSize) {
+        // Refill: move the partial batch to the front, growing the buffer if one batch is larger than it. A length
+        // reaching past the end of the file is a torn tail, not a reason to allocate.
         ByteBuffer next;
         if (need > buf.capacity()) {
           next = ByteBuffer.allocate(need).put(buf.position(at));
@@ -144,13 +208,36 @@ final class Segment {
   }
 
   private void readFully(ByteBuffer dst, long position, long fileSize) throws IOException {
+    int start = dst.position();
+    try {
+      readFully(readChannel, dst, position, fileSize);
+    } catch (ClosedByInterruptException e) {
+      reopenReadChannel(); // for the other readers; this thread stays interrupted
+      throw e;
+    } catch (ClosedChannelException e) {
+      if (closed) {
+        throw e;
+      }
+      reopenReadChannel(); // another reader's interrupt closed it
+      dst.position(start);
+      readFully(readChannel, dst, position, fileSize);
+    }
+  }
+
+  private static void readFully(FileChannel from, ByteBuffer dst, long position, long fileSize) throws IOException {
     long pos = position;
     while (dst.hasRemaining() && pos < fileSize) {
-      int n = channel.read(dst, pos);
+      int n = from.read(dst, pos);
       if (n < 0) {
         break;
       }
       pos += n;
+    }
+  }
+
+  private synchronized void reopenReadChannel() throws IOException {
+    if (!closed && !readChannel.isOpen()) {
+      readChannel = FileChannel.open(file, StandardOpenOption.READ);
     }
   }
 
@@ -198,10 +285,14 @@ final class Segment {
       }
       long base = header.getLong(0);
       int count = header.getInt(LogBatch.COUNT_AT);
+      int length = header.getInt(LogBatch.LENGTH_AT);
+      if (count < 1 || length < 0) {
+        return null; // not a header: the bytes changed under a reader (a truncation); the log retries
+      }
       if (offset < base + count) {
         return base <= offset ? new BatchStart(pos, base) : null;
       }
-      pos += LogBatch.HEADER_BYTES + header.getInt(LogBatch.LENGTH_AT);
+      pos += LogBatch.HEADER_BYTES + length;
     }
     return null;
   }
@@ -223,9 +314,10 @@ final class Segment {
     int end = 0;
     long next = offset;
     while (chunk.limit() - end >= LogBatch.HEADER_BYTES) {
-      int batchSize = LogBatch.HEADER_BYTES + chunk.getInt(end + LogBatch.LENGTH_AT);
+      int length = chunk.getInt(end + LogBatch.LENGTH_AT);
+      int batchSize = LogBatch.HEADER_BYTES + length;
       long batchNext = chunk.getLong(end) + chunk.getInt(end + LogBatch.COUNT_AT);
-      if (batchNext > limitOffset) {
+      if (length < 0 || length > limit || batchNext > limitOffset) {
         break;
       }
       if (chunk.limit() - end < batchSize) {
@@ -244,12 +336,18 @@ final class Segment {
     return new LogRead(chunk.limit(end).slice(), next);
   }
 
-  void close() throws IOException {
-    channel.close();
+  synchronized void close() throws IOException {
+    closed = true;
+    try {
+      readChannel.close();
+    } finally {
+      channel.close();
+    }
   }
 
   void closeAndDelete() throws IOException {
-    channel.close();
+    close();
+    deleteIndexFile();
     Files.deleteIfExists(file);
   }
 }

@@ -7,10 +7,11 @@ import java.util.regex.Pattern;
 
 /**
  * The name of a segment: its base offset (the offset of its first batch), zero-padded to 20 digits so that file
- * names sort like offsets, e.g. {@code 00000000000000000000.log}.
+ * names sort like offsets, e.g. {@code 00000000000000000000.log} and, once sealed, {@code 00000000000000000000.index}.
  */
 public record SegmentName(long baseOffset) implements Comparable<SegmentName> {
   public static final String LOG_SUFFIX = ".log";
+  public static final String INDEX_SUFFIX = ".index";
   private static final Pattern LOG_FILE = Pattern.compile("(\\d{20})\\.log");
 
   public SegmentName {
@@ -38,6 +39,15 @@ public record SegmentName(long baseOffset) implements Comparable<SegmentName> {
 
   public Path logFile(Path dir) {
     return dir.resolve(logFileName());
+  }
+
+  /** The sparse offset index of a sealed segment, e.g. {@code 00000000000000000000.index}. */
+  public String indexFileName() {
+    return String.format("%020d%s", baseOffset, INDEX_SUFFIX);
+  }
+
+  public Path indexFile(Path dir) {
+    return dir.resolve(indexFileName());
   }
 
   @Override

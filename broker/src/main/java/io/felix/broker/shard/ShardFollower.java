@@ -13,11 +13,15 @@ import org.apache.pekko.actor.typed.javadsl.Receive;
 /**
  * The follower role (also a learner's): pulls the leader's log, one fetch in flight at a time.
  *
- * <p>Each fetch names the follower's log end, the epoch of its last batch and its stored offset (the ack). The
- * leader first checks that the two logs agree up to there (KIP-101); when they do not it answers with where they
- * part, the follower truncates and fetches again. Nothing relies on one message arriving: a fetch unanswered
- * within fetch-timeout is sent again, answers to older fetches (fetch id) or other epochs are dropped, and after
- * appending the follower sends its next fetch only once the batch is stored, so every ack is true.
+ * <p>Each fetch names the follower's log end, the epoch of its last batch and its stored offset (the ack: only
+ * what the log reports stored, so every ack is true). The leader first checks that the two logs agree up to there
+ * (KIP-101); when they do not it answers with where they part, the follower truncates and fetches again. After an
+ * append the next fetch leaves at once (the fsync overlaps the next round trip), and when the fsync completes a
+ * separate ack-only fetch carries the new stored offset (the leader records it and ships nothing for it).
+ *
+ * <p>Nothing relies on one message arriving: a fetch unanswered within fetch-timeout is sent again; an answer is
+ * used only if it continues the log exactly where it ends now (its fetch offset equals the log end) under the
+ * current epoch, so answers to older, resent or reordered fetches are harmless.
  *
  * <p>Without a leader, or with an assignment older than the fence, the follower is idle and fetches nothing.
  */
@@ -27,10 +31,12 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
   private final ReplicaContext ctx;
   private ShardAssignment assignment;
   private long fetchId;
-  private long outstanding = -1;
+  /** Whether a fetch is out and unanswered (a new one replaces it: the leader keeps only the latest). */
+  private boolean outstanding;
   private long sentAtNanos;
   private long nextFetchAtNanos;
-  private long awaitingStored = -1;
+  /** The stored offset the last fetch reported: a higher one is worth an ack of its own. */
+  private long reportedStored = -1;
 
   private ShardFollower(ReplicaContext ctx, ShardAssignment assignment) {
     super(ctx.actor);
@@ -80,8 +86,7 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
 
   private void follow(ShardAssignment a) {
     assignment = a;
-    outstanding = -1;
-    awaitingStored = -1;
+    outstanding = false;
     if (canFetch()) {
       ctx.actor.getLog().info("replica {} follows broker {} at epoch {}{} from offset {} (last epoch {})", ctx.id,
           a.leader(), a.leaderEpoch(), isLearner() ? " as a learner" : "", ctx.log.logEndOffset(), ctx.log.lastEpoch());
@@ -110,24 +115,37 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
   }
 
   private void sendFetch() {
-    outstanding = ++fetchId;
+    outstanding = true;
+    fetchId++;
     sentAtNanos = System.nanoTime();
-    ctx.send(assignment.leader(), ReplicationFrame.newBuilder().setFetch(ReplicaFetch.newBuilder()
+    ctx.send(assignment.leader(), ReplicationFrame.newBuilder().setFetch(fetch()).build());
+  }
+
+  /** Reports a higher stored offset without asking for records (the regular fetch is already out). */
+  private void sendAck() {
+    ctx.send(assignment.leader(), ReplicationFrame.newBuilder().setFetch(fetch().setAckOnly(true)).build());
+  }
+
+  private ReplicaFetch.Builder fetch() {
+    reportedStored = ctx.log.storedOffset();
+    return ReplicaFetch.newBuilder()
         .setShard(ControlMessageSerializer.ref(ctx.id)).setLeaderEpoch(assignment.leaderEpoch())
         .setFollowerId(ctx.brokerId).setFetchOffset(ctx.log.logEndOffset()).setLastFetchedEpoch(ctx.log.lastEpoch())
-        .setDurableOffset(ctx.log.storedOffset()).setMaxBytes(ctx.settings.fetchMaxBytes()).setFetchId(outstanding))
-        .build());
+        .setDurableOffset(reportedStored).setMaxBytes(ctx.settings.fetchMaxBytes()).setFetchId(fetchId);
   }
 
   private Behavior<ShardReplica.Command> onFetchResult(ShardReplica.FetchResultArrived arrived) {
     ReplicaFetchResult r = arrived.result();
-    if (r.getFetchId() != outstanding || arrived.fromBroker() != assignment.leader() || !canFetch()) {
-      return this; // an answer to an older fetch (resent, or from before a reconnect), or no longer wanted
+    if (arrived.fromBroker() != assignment.leader() || !canFetch()
+        || r.getFetchOffset() != ctx.log.logEndOffset()) {
+      return this; // not from our leader, no longer wanted, or answers a fetch from another log end (older, resent)
     }
-    outstanding = -1;
     if (r.getLeaderEpoch() != assignment.leaderEpoch() || r.getError() == FetchError.FETCH_EPOCH_MISMATCH
         || r.getError() == FetchError.FETCH_NOT_LEADER || r.getError() == FetchError.FETCH_REPLICA_FAILED) {
-      nextFetchAtNanos = System.nanoTime() + RETRY_NANOS; // the leader is not there yet (or any more): ask again
+      if (r.getFetchId() == fetchId) {
+        outstanding = false;
+        nextFetchAtNanos = System.nanoTime() + RETRY_NANOS; // the leader is not there yet (or any more)
+      }
       return this;
     }
     if (r.getError() == FetchError.FETCH_DIVERGING) {
@@ -135,10 +153,7 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
       sendFetch();
       return this;
     }
-    if (r.getFetchOffset() != ctx.log.logEndOffset()) {
-      sendFetch();
-      return this;
-    }
+    outstanding = false;
     if (r.getBatches().isEmpty()) {
       ctx.commitTo(r.getCommitOffset());
       sendFetch();
@@ -154,12 +169,12 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
       return this;
     }
     ctx.commitTo(r.getCommitOffset());
-    awaitingStored = end;
     ctx.log.awaitStored(end).whenComplete((off, failure) -> {
       if (failure == null) {
         ctx.actor.getSelf().tell(new ShardReplica.Stored(off));
       }
     });
+    sendFetch();
     return this;
   }
 
@@ -176,9 +191,10 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
   }
 
   private Behavior<ShardReplica.Command> onStored(ShardReplica.Stored s) {
-    if (awaitingStored >= 0 && s.offset() >= awaitingStored) {
-      awaitingStored = -1;
-      if (canFetch()) {
+    if (canFetch() && s.offset() > reportedStored) {
+      if (outstanding) {
+        sendAck(); // the ack the leader waits for; the fetch that is out stays as it is
+      } else {
         sendFetch();
       }
     }
@@ -187,10 +203,10 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
 
   private Behavior<ShardReplica.Command> onTick() {
     long now = System.nanoTime();
-    if (canFetch() && awaitingStored < 0) {
-      if (outstanding >= 0 && now - sentAtNanos >= ctx.settings.fetchTimeout().toNanos()) {
+    if (canFetch()) {
+      if (outstanding && now - sentAtNanos >= ctx.settings.fetchTimeout().toNanos()) {
         sendFetch(); // lost on the way, or its answer was: ask again
-      } else if (outstanding < 0 && now - nextFetchAtNanos >= 0) {
+      } else if (!outstanding && now - nextFetchAtNanos >= 0) {
         sendFetch();
       }
     }

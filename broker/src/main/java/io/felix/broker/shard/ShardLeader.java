@@ -170,16 +170,23 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
     long offset = fetch.getFetchOffset();
     long[] agreed = epochEnd(fetch.getLastFetchedEpoch());
     if (offset > ctx.log.logEndOffset() || agreed[0] != fetch.getLastFetchedEpoch() || offset > agreed[1]) {
+      if (fetch.getAckOnly()) {
+        return this; // a diverged log's stored offset counts for nothing; its regular fetch gets the answer
+      }
       ctx.send(f.fromBroker(), ReplicationFrame.newBuilder().setFetchResult(result(fetch)
           .setError(FetchError.FETCH_DIVERGING).setDivergingEpoch(agreed[0]).setDivergingEndOffset(agreed[1])).build());
       return this;
     }
     long now = System.nanoTime();
     progress.fetchOffset = offset;
-    progress.storedOffset = Math.min(fetch.getDurableOffset(), offset);
+    // Monotonic: an ack overtaken by a later one (across a reconnect) must not lower what is known stored.
+    progress.storedOffset = Math.max(progress.storedOffset, Math.min(fetch.getDurableOffset(), offset));
     progress.lastFetchNanos = now;
     updateInSync(f.fromBroker(), progress, now);
     advanceCommit();
+    if (fetch.getAckOnly()) {
+      return this;
+    }
     if (offset < ctx.log.logEndOffset()) {
       progress.held = null;
       ship(f.fromBroker(), fetch);

@@ -78,9 +78,19 @@ class GroupCommitTest {
   }
 
   @Test
+  void afterTheFlusherStopsTheOwnerFsyncsItsOwnAppends() throws Exception {
+    FlushScheduler flusher = FlushScheduler.start(oneBigSegment(), "test-flusher");
+    try (ShardLog log = ShardLog.open(tmp.resolve("late"), oneBigSegment(), flusher)) {
+      flusher.close();
+      log.appendAsLeader(1, 3, 0, 0, payload(1));
+      assertEquals(3, log.durableOffset()); // fsynced in the append, not left for a flusher that is gone
+      assertEquals(3L, log.awaitDurable(3).toCompletableFuture().getNow(-1L));
+    }
+  }
+
+  @Test
   void intervalFlushCountsAppendsAsStoredAtOnceAndFsyncsWithinTheInterval() throws Exception {
-    LogSettings interval = new LogSettings(LogSettings.DEFAULT_SEGMENT_BYTES, 4096, LogSettings.Flush.INTERVAL,
-        Duration.ofMillis(50));
+    LogSettings interval = LogSettings.defaults().withFlush(LogSettings.Flush.INTERVAL, Duration.ofMillis(50));
     try (FlushScheduler flusher = FlushScheduler.start(interval, "test-flusher");
         ShardLog log = ShardLog.open(tmp.resolve("interval"), interval, flusher)) {
       log.appendAsLeader(1, 3, 0, 0, payload(1));

@@ -121,6 +121,23 @@ class LogRecoveryTest {
   }
 
   @Test
+  void aLengthFieldDamagedToAlmost2GiBIsReportedWithoutAllocatingIt() throws Exception {
+    ShardLog log = ShardLog.open(dir, oneBigSegment(), flusher);
+    for (int i = 0; i < 20; i++) {
+      log.appendAsLeader(1, 1, i, i, payload(i, 100_000)); // 2 MB: more than the 1 MiB the scan reads at a time
+    }
+    log.close();
+    int batch = LogBatch.HEADER_BYTES + 100_000;
+    try (RandomAccessFile f = new RandomAccessFile(firstSegment().toFile(), "rw")) {
+      f.seek(3L * batch + LogBatch.LENGTH_AT);
+      f.writeInt(Integer.MAX_VALUE - LogBatch.HEADER_BYTES);
+    }
+    CorruptLogException e = assertThrows(CorruptLogException.class, () -> ShardLog.open(dir, oneBigSegment(), flusher));
+    assertTrue(e.getMessage().contains("damaged at byte " + 3 * batch + " (offset 3): incomplete batch"),
+        e.getMessage());
+  }
+
+  @Test
   void damageFollowedByValidBatchesAfterTheRecoveryPointIsDroppedWithThem() throws Exception {
     // Pages of unflushed batches can reach the disk out of order: a damaged batch followed by valid ones is still
     // the crash's unflushed tail when it lies after the recovery point.
@@ -186,7 +203,7 @@ class LogRecoveryTest {
     Files.writeString(dir.resolve(EpochIndex.FILE_NAME), "1 0\n4 3\n9 6\n"); // an epoch whose batch never landed
 
     try (ShardLog reopened = ShardLog.open(dir, oneBigSegment(), flusher)) {
-      assertEquals(List.of(new EpochIndex.Entry(1, 0), new EpochIndex.Entry(4, 3)), reopened.epochStarts());
+      assertEquals(List.of(new EpochStart(1, 0), new EpochStart(4, 3)), reopened.epochStarts());
       assertEquals("1 0\n4 3\n", Files.readString(dir.resolve(EpochIndex.FILE_NAME)));
     }
   }

@@ -22,10 +22,13 @@ class LogSettingsTest {
   }
 
   @Test
-  void intervalFlushIsRead() {
-    LogSettings settings = LogSettings.fromConfig(withOverride("felix.log { flush = interval, flush-interval = 2s }"));
+  void overridesAreRead() {
+    LogSettings settings = LogSettings.fromConfig(withOverride(
+        "felix.log { flush = interval, flush-interval = 2s, flush-threads = 1, verify-on-open = unflushed }"));
     assertEquals(LogSettings.Flush.INTERVAL, settings.flush());
     assertEquals(Duration.ofSeconds(2), settings.flushInterval());
+    assertEquals(1, settings.flushThreads());
+    assertEquals(LogSettings.VerifyOnOpen.UNFLUSHED, settings.verifyOnOpen());
   }
 
   @Test
@@ -45,9 +48,15 @@ class LogSettingsTest {
     String notADuration = assertThrows(IllegalArgumentException.class,
         () -> LogSettings.fromConfig(withOverride("felix.log.flush-interval = soon"))).getMessage();
     assertEquals(true, notADuration.startsWith("felix.log.flush-interval is not valid: "), notADuration);
+    assertEquals("felix.log.flush-threads must be between 1 and 64, got 0",
+        assertThrows(IllegalArgumentException.class,
+            () -> LogSettings.fromConfig(withOverride("felix.log.flush-threads = 0"))).getMessage());
+    assertEquals("felix.log.verify-on-open must be all or unflushed, got 'never'",
+        assertThrows(IllegalArgumentException.class,
+            () -> LogSettings.fromConfig(withOverride("felix.log.verify-on-open = never"))).getMessage());
     assertEquals("felix.log.index-interval-bytes is missing", assertThrows(IllegalArgumentException.class,
         () -> LogSettings.fromConfig(ConfigFactory.parseString("segment-bytes = 1 MiB, flush = always, "
-            + "flush-interval = 1s"))).getMessage());
+            + "flush-interval = 1s, flush-threads = 1, verify-on-open = all"))).getMessage());
   }
 
   @Test

@@ -1,7 +1,6 @@
 package io.felix.broker.log;
 
 import java.nio.ByteBuffer;
-import java.time.Duration;
 
 /** Payloads and settings shared by the log tests. */
 final class LogTestSupport {
@@ -13,11 +12,11 @@ final class LogTestSupport {
 
   /** Six 148-byte batches per segment (a seventh would pass 1000 bytes); an index entry every 300 bytes. */
   static LogSettings smallSegments() {
-    return new LogSettings(1000, 300, LogSettings.Flush.ALWAYS, Duration.ofMillis(100));
+    return LogSettings.defaults().withSegmentBytes(1000).withIndexIntervalBytes(300);
   }
 
   static LogSettings oneBigSegment() {
-    return new LogSettings(LogSettings.DEFAULT_SEGMENT_BYTES, 4096, LogSettings.Flush.ALWAYS, Duration.ofMillis(100));
+    return LogSettings.defaults();
   }
 
   /** A payload whose bytes identify the batch: byte i is (seed * 31 + i). */

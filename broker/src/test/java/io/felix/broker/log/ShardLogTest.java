@@ -118,16 +118,17 @@ class ShardLogTest {
   }
 
   @Test
-  void epochIndexGivesTheEndOffsetOfEachEpoch() throws IOException {
+  void epochIndexGivesTheEndOffsetOfEachEpochAndBadAppendsChangeNothing() throws IOException {
     ShardLog log = openLog("a");
     assertEquals(-1, log.lastEpoch());
     assertEquals(0, log.endOffsetForEpoch(0));
+    assertEquals(new EpochEnd(-1, 0), log.epochEndFor(5));
     appendBatches(log, 1, 0, 2);  // epoch 1: [0, 6)
     appendBatches(log, 3, 2, 2);  // epoch 3: [6, 12)
     appendBatches(log, 4, 4, 1);  // epoch 4: [12, 15)
 
     assertEquals(4, log.lastEpoch());
-    assertEquals(List.of(new EpochIndex.Entry(1, 0), new EpochIndex.Entry(3, 6), new EpochIndex.Entry(4, 12)),
+    assertEquals(List.of(new EpochStart(1, 0), new EpochStart(3, 6), new EpochStart(4, 12)),
         log.epochStarts());
     assertEquals(0, log.endOffsetForEpoch(0));
     assertEquals(6, log.endOffsetForEpoch(1));
@@ -135,9 +136,21 @@ class ShardLogTest {
     assertEquals(12, log.endOffsetForEpoch(3));
     assertEquals(15, log.endOffsetForEpoch(4));
     assertEquals(15, log.endOffsetForEpoch(9));
+    assertEquals(new EpochEnd(-1, 0), log.epochEndFor(0));
+    assertEquals(new EpochEnd(1, 6), log.epochEndFor(1));
+    assertEquals(new EpochEnd(1, 6), log.epochEndFor(2));
+    assertEquals(new EpochEnd(3, 12), log.epochEndFor(3));
+    assertEquals(new EpochEnd(4, 15), log.epochEndFor(4));
+    assertEquals(new EpochEnd(4, 15), log.epochEndFor(9));
     assertEquals("1 0\n3 6\n4 12\n",
         Files.readString(log.directory().resolve(EpochIndex.FILE_NAME), StandardCharsets.UTF_8));
 
+    InvalidBatchException tooLarge = assertThrows(InvalidBatchException.class,
+        () -> log.appendAsLeader(4, 1, 0, 0, payload(9, 1000)));
+    assertEquals("a batch of 1048 bytes is larger than felix.log.segment-bytes (1000)", tooLarge.getMessage());
+    InvalidBatchException empty = assertThrows(InvalidBatchException.class,
+        () -> log.appendAsLeader(4, 0, 0, 0, payload(9)));
+    assertEquals("a batch needs at least one record, got 0", empty.getMessage());
     InvalidBatchException stale = assertThrows(InvalidBatchException.class,
         () -> log.appendAsLeader(3, 1, 0, 0, payload(9)));
     assertEquals("leader epoch 3 is below the log's last epoch 4", stale.getMessage());
@@ -153,7 +166,7 @@ class ShardLogTest {
     assertEquals(39, log.truncateTo(40)); // 40 lies in batch 39..41: the whole batch goes
     assertEquals(39, log.logEndOffset());
     assertEquals(1, log.lastEpoch());
-    assertEquals(List.of(new EpochIndex.Entry(1, 0)), log.epochStarts());
+    assertEquals(List.of(new EpochStart(1, 0)), log.epochStarts());
     assertEquals(List.of("00000000000000000000.log", "00000000000000000018.log", "00000000000000000036.log"),
         files(log.directory()));
     assertEquals(BATCH, Files.size(log.directory().resolve("00000000000000000036.log")));
@@ -199,7 +212,7 @@ class ShardLogTest {
     assertEquals(45, reopened.logEndOffset());
     assertEquals(45, reopened.durableOffset());
     assertEquals(7, reopened.lastEpoch());
-    assertEquals(List.of(new EpochIndex.Entry(2, 0), new EpochIndex.Entry(7, 30)), reopened.epochStarts());
+    assertEquals(List.of(new EpochStart(2, 0), new EpochStart(7, 30)), reopened.epochStarts());
     assertEquals(30, reopened.endOffsetForEpoch(2));
     assertEquals("45", Files.readString(reopened.directory().resolve(ShardLog.RECOVERY_POINT)));
     List<byte[]> after = new ArrayList<>();
@@ -262,6 +275,21 @@ class ShardLogTest {
 
     assertEquals(3, follower.logEndOffset()); // the good first batch was not written either
     assertEquals(BATCH, Files.size(follower.directory().resolve("00000000000000000000.log")));
+  }
+
+  @Test
+  void anInterruptedReaderDoesNotBreakAppendsFsyncsOrOtherReads() throws Exception {
+    ShardLog log = openLog("a");
+    appendBatches(log, 0, 0, 3);
+    Thread.currentThread().interrupt();
+    try {
+      assertThrows(java.io.UncheckedIOException.class, () -> log.read(0, 1000)); // the interrupt closes its channel
+    } finally {
+      assertTrue(Thread.interrupted());
+    }
+    appendBatches(log, 0, 3, 1);
+    assertEquals(12L, log.awaitDurable(12).toCompletableFuture().get(10, TimeUnit.SECONDS));
+    assertEquals(4 * BATCH, log.read(0, 1000).batches().remaining());
   }
 
   @Test

@@ -47,7 +47,8 @@ public final class SimulateJson {
     try {
       root = MAPPER.readTree(json);
     } catch (JsonProcessingException e) {
-      throw new InvalidLayoutException("not valid JSON: " + e.getOriginalMessage()
+      String reason = e.getOriginalMessage().replaceAll("\\s*\\(start marker at .*$", "").replaceAll("\\R.*", "");
+      throw new InvalidLayoutException("not valid JSON: " + reason
           + " at line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr());
     }
     if (root == null || root.isMissingNode()) {
@@ -69,7 +70,8 @@ public final class SimulateJson {
     ObjectNode out = MAPPER.createObjectNode();
     ArrayNode steps = out.putArray("steps");
     for (SimulatedStep s : result.steps()) {
-      steps.add(stepToJson(s.step()).put("pass", s.pass()));
+      ObjectNode step = steps.addObject().put("pass", s.pass());
+      step.setAll(stepToJson(s.step()));
     }
     ObjectNode finalLayout = out.putObject("final");
     finalLayout.set("assignments", LayoutWriter.assignments(result.finalSnapshot().assignments()));
@@ -101,7 +103,11 @@ public final class SimulateJson {
       node.put("from", step.from());
     }
     node.put("to", step.to());
-    node.put("leader", step.leader());
+    if (step.leader() == Assignment.NO_LEADER) {
+      node.putNull("leader");
+    } else {
+      node.put("leader", step.leader());
+    }
     ArrayNode replicas = node.putArray("replicas");
     step.replicas().forEach(replicas::add);
     return node;

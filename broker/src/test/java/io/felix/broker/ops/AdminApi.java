@@ -1,0 +1,91 @@
+package io.felix.broker.ops;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/** The admin HTTP calls the multi-process tests make against one broker's admin port. */
+final class AdminApi {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+  /** One shard as GET /v1/streams/{name} describes it. */
+  record Shard(int shard, int leader, List<Integer> replicas, long epoch) {}
+
+  private final int port;
+
+  AdminApi(int port) {
+    this.port = port;
+  }
+
+  HttpResponse<String> get(String path) throws IOException, InterruptedException {
+    return HTTP.send(HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(10)).GET().build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  HttpResponse<String> post(String path, String json) throws IOException, InterruptedException {
+    return HTTP.send(HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(20))
+        .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(json)).build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  void createStream(String name, int shards, int replicationFactor) throws IOException, InterruptedException {
+    var r = post("/v1/streams", "{\"name\":\"" + name + "\",\"shards\":" + shards + ",\"replication_factor\":"
+        + replicationFactor + "}");
+    if (r.statusCode() / 100 != 2) {
+      throw new AssertionError("creating stream " + name + ": " + r.statusCode() + " " + r.body());
+    }
+  }
+
+  /** The stream's shards, or an empty map when the broker does not answer 200. */
+  Map<Integer, Shard> shards(String stream) throws IOException, InterruptedException {
+    var r = get("/v1/streams/" + stream);
+    Map<Integer, Shard> out = new TreeMap<>();
+    if (r.statusCode() != 200) {
+      return out;
+    }
+    for (JsonNode s : JSON.readTree(r.body()).get("shard_assignments")) {
+      List<Integer> replicas = new ArrayList<>();
+      s.get("replicas").forEach(x -> replicas.add(x.asInt()));
+      JsonNode leader = s.get("leader");
+      out.put(s.get("shard").asInt(), new Shard(s.get("shard").asInt(),
+          leader == null || leader.isNull() ? -1 : leader.asInt(), replicas, s.path("epoch").asLong(-1)));
+    }
+    return out;
+  }
+
+  /**
+   * Polls until the stream has {@code count} shards, each led by a broker other than {@code excluded} (-1: any).
+   */
+  Map<Integer, Shard> awaitLed(String stream, int count, int excluded, Duration timeout) throws Exception {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    Map<Integer, Shard> last = Map.of();
+    while (System.nanoTime() < deadline) {
+      try {
+        last = shards(stream);
+      } catch (IOException notAnswering) {
+        last = Map.of();
+      }
+      if (last.size() == count && last.values().stream().allMatch(s -> s.leader() >= 0 && s.leader() != excluded)) {
+        return last;
+      }
+      Thread.sleep(100);
+    }
+    throw new AssertionError("stream " + stream + " did not get " + count + " shards led by brokers other than "
+        + excluded + " within " + timeout + "; last: " + last);
+  }
+
+  private URI uri(String path) {
+    return URI.create("http://127.0.0.1:" + port + path);
+  }
+}

@@ -1,0 +1,161 @@
+package io.felix.broker.ops;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One broker as its own operating-system process ({@code io.felix.broker.BrokerMain} on the test classpath,
+ * which holds the same classes as the shaded jar), with its output in a log file. Tests stop it gracefully
+ * (SIGTERM: Pekko leaves the cluster) or kill it (SIGKILL: nothing runs, as in a crash), and start it again
+ * with the same settings.
+ */
+final class BrokerProcess implements AutoCloseable {
+
+  private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+  private final int id;
+  private final int adminPort;
+  private final Map<String, String> environment;
+  private final Path configFile;
+  private final Path log;
+  private Process process;
+
+  /**
+   * @param environment variables added to the child's environment (the compose file's FELIX_* settings)
+   * @param configFile the config file BrokerMain reads (its first argument)
+   */
+  BrokerProcess(int id, int adminPort, Map<String, String> environment, Path configFile, Path log) {
+    this.id = id;
+    this.adminPort = adminPort;
+    this.environment = Map.copyOf(environment);
+    this.configFile = configFile;
+    this.log = log;
+  }
+
+  int id() {
+    return id;
+  }
+
+  int adminPort() {
+    return adminPort;
+  }
+
+  long pid() {
+    return process.pid();
+  }
+
+  boolean alive() {
+    return process != null && process.isAlive();
+  }
+
+  BrokerProcess start() throws IOException {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(List.of("-Xms64m", "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+        "-XX:+ExitOnOutOfMemoryError"));
+    command.addAll(List.of("-cp", testClasspath(), "io.felix.broker.BrokerMain", configFile.toString()));
+    ProcessBuilder builder = new ProcessBuilder(command)
+        .redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    builder.environment().putAll(environment);
+    process = builder.start();
+    return this;
+  }
+
+  /** Waits until GET /ready answers 200, failing early (with the log's tail) if the process exits. */
+  void awaitReady(Duration timeout) throws IOException, InterruptedException {
+    await("/ready", timeout);
+  }
+
+  /** Waits until GET /health answers 200: the process is up, its journal schema checked. */
+  void awaitHealthy(Duration timeout) throws IOException, InterruptedException {
+    await("/health", timeout);
+  }
+
+  private void await(String path, Duration timeout) throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (System.nanoTime() < deadline) {
+      if (!process.isAlive()) {
+        throw new IllegalStateException("broker " + id + " exited with " + process.exitValue() + ":\n" + logTail());
+      }
+      try {
+        if (get(path).statusCode() == 200) {
+          return;
+        }
+      } catch (IOException notListeningYet) {
+        // the admin port is not bound yet
+      }
+      Thread.sleep(250);
+    }
+    throw new IllegalStateException("broker " + id + ": GET " + path + " not 200 within " + timeout + ":\n"
+        + logTail());
+  }
+
+  HttpResponse<String> get(String path) throws IOException, InterruptedException {
+    return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + path))
+        .timeout(Duration.ofSeconds(10)).GET().build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  HttpResponse<String> post(String path, String json) throws IOException, InterruptedException {
+    return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + path))
+        .timeout(Duration.ofSeconds(20)).header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString(json)).build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  /** SIGTERM and wait for the JVM's shutdown (Pekko's coordinated shutdown leaves the cluster). */
+  void stop() throws InterruptedException {
+    if (alive()) {
+      process.destroy();
+      if (!process.waitFor(30, TimeUnit.SECONDS)) {
+        process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+      }
+    }
+  }
+
+  /** SIGKILL: the broker gets no chance to flush, leave or say goodbye. */
+  void kill() throws InterruptedException {
+    if (alive()) {
+      process.destroyForcibly();
+      process.waitFor(10, TimeUnit.SECONDS);
+    }
+  }
+
+  String logTail() {
+    try {
+      List<String> lines = Files.readAllLines(log);
+      return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
+    } catch (IOException e) {
+      return "(no log: " + e.getMessage() + ")";
+    }
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    stop();
+  }
+
+  /** TEMPORARY until the control plane's BrokerMain lands on main; removed then. */
+  static boolean brokerMainPresent() {
+    try {
+      Class.forName("io.felix.broker.BrokerMain", false, BrokerProcess.class.getClassLoader());
+      return true;
+    } catch (ClassNotFoundException e) {
+      return false;
+    }
+  }
+
+  /** Surefire runs tests from a manifest-only jar; it publishes the real classpath in this property. */
+  private static String testClasspath() {
+    return System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+  }
+}

@@ -1,0 +1,181 @@
+package io.felix.broker.ops;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The docker compose deployment without Docker: a private PostgreSQL with the database, user and password the
+ * compose file gives its {@code postgres} service, and three broker processes started with
+ * {@code docker/broker.conf} and exactly the FELIX_* environment compose.yml passes to broker-0..2 (host names
+ * mapped to 127.0.0.1, and distinct ports since the three share one host; the port variables are the ones
+ * broker.conf reads). The placement journal must land in PostgreSQL and survive a restart of every broker and
+ * of the database.
+ */
+class PostgresJournalTest {
+
+  private static final Duration READY = Duration.ofSeconds(120);
+
+  @TempDir Path dataRoot;
+
+  @Test
+  void brokersWithTheComposeSettingsKeepThePlacementJournalInPostgresAcrossRestarts() throws Exception {
+    Optional<Path> binaries = PrivatePostgres.findBinaries();
+    assumeTrue(binaries.isPresent(), "SKIPPED: PostgreSQL binaries (initdb, pg_ctl) are not installed; "
+        + "install the Debian package 'postgresql' (.ci/run does) to run the PostgreSQL journal test");
+    assumeTrue(BrokerProcess.brokerMainPresent(), "TEMPORARY: io.felix.broker.BrokerMain is not on main yet");
+    Path root = ComposeSettings.repositoryRoot();
+    Path compose = root.resolve("docker/compose.yml");
+    Map<String, String> db = ComposeSettings.serviceEnvironment(compose, "postgres");
+
+    try (PrivatePostgres pg = PrivatePostgres.start(binaries.get(), db.get("POSTGRES_DB"), db.get("POSTGRES_USER"),
+        db.get("POSTGRES_PASSWORD"))) {
+      List<BrokerProcess> brokers = composeBrokers(root, compose, pg.port());
+      try {
+        startAll(brokers);
+        BrokerProcess first = brokers.get(0);
+        var created = first.post("/v1/streams", "{\"name\":\"orders\",\"shards\":6,\"replication_factor\":3}");
+        assertTrue(created.statusCode() / 100 == 2, "create stream: " + created.statusCode() + " " + created.body());
+        Map<Integer, List<Integer>> replicasBefore = awaitAllShardsLed(first, "orders", 6);
+
+        String url = pg.jdbcUrl(db.get("POSTGRES_DB"));
+        long rowsBefore = journalRows(url, db);
+        assertTrue(rowsBefore > 0, "the placement journal in PostgreSQL has no events");
+        assertTrue(journalMentions(url, db, "orders"), "no journal event in PostgreSQL names stream 'orders'");
+
+        stopAll(brokers);
+        pg.stopServer();
+        pg.startServer();
+        assertEquals(rowsBefore, journalRows(url, db), "journal rows after restarting PostgreSQL");
+
+        startAll(brokers);
+        assertEquals(replicasBefore, awaitAllShardsLed(brokers.get(1), "orders", 6),
+            "replica sets of 'orders' recovered from the PostgreSQL journal");
+      } finally {
+        stopAll(brokers);
+      }
+    }
+  }
+
+  /** The three compose brokers, their FELIX_* environment taken from compose.yml and mapped onto one host. */
+  private List<BrokerProcess> composeBrokers(Path root, Path compose, int pgPort) throws Exception {
+    int n = 3;
+    int[][] ports = new int[n][];
+    for (int i = 0; i < n; i++) {
+      ports[i] = new int[] {freePort(), freePort(), freePort(), freePort()}; // admin, client, replication, cluster
+    }
+    List<BrokerProcess> brokers = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      Map<String, String> env = new HashMap<>(ComposeSettings.brokerEnvironment(compose, "broker-" + i));
+      env.remove("JAVA_OPTS"); // the image's JVM flags; the test sets its own
+      env.replaceAll((key, value) -> onOneHost(value, pgPort, ports));
+      env.put("FELIX_ADMIN_PORT", Integer.toString(ports[i][0]));
+      env.put("FELIX_CLIENT_PORT", Integer.toString(ports[i][1]));
+      env.put("FELIX_REPLICATION_PORT", Integer.toString(ports[i][2]));
+      env.put("FELIX_CLUSTER_PORT", Integer.toString(ports[i][3]));
+      Path dir = Files.createDirectories(dataRoot.resolve("broker" + i));
+      env.put("FELIX_DATA_DIR", dir.toString());
+      brokers.add(new BrokerProcess(i, ports[i][0], env,
+          root.resolve("docker/broker.conf"), dir.resolve("broker.log")));
+    }
+    return brokers;
+  }
+
+  /** Compose's service names resolve to containers; here every broker and the database are on 127.0.0.1. */
+  private static String onOneHost(String value, int pgPort, int[][] ports) {
+    String mapped = value.replace("//postgres:5432/", "//127.0.0.1:" + pgPort + "/");
+    for (int i = 0; i < ports.length; i++) {
+      mapped = mapped.replace("@broker-" + i + ":25520", "@127.0.0.1:" + ports[i][3]);
+      if (mapped.equals("broker-" + i)) {
+        mapped = "127.0.0.1";
+      }
+    }
+    return mapped;
+  }
+
+  /** Like compose: broker-0 first (it creates the schema), the others once it is up. */
+  private static void startAll(List<BrokerProcess> brokers) throws Exception {
+    for (BrokerProcess b : brokers) {
+      b.start();
+      b.awaitHealthy(READY);
+    }
+    for (BrokerProcess b : brokers) {
+      b.awaitReady(READY);
+    }
+  }
+
+  private static void stopAll(List<BrokerProcess> brokers) throws InterruptedException {
+    for (int i = brokers.size() - 1; i >= 0; i--) {
+      brokers.get(i).stop();
+    }
+  }
+
+  /** Waits until every shard of the stream is led; returns each shard's replica set, sorted. */
+  private static Map<Integer, List<Integer>> awaitAllShardsLed(BrokerProcess broker, String stream, int shards)
+      throws Exception {
+    Map<Integer, List<Integer>> replicas = new TreeMap<>();
+    new AdminApi(broker.adminPort()).awaitLed(stream, shards, -1, Duration.ofSeconds(60))
+        .forEach((shard, s) -> replicas.put(shard, s.replicas().stream().sorted().toList()));
+    return replicas;
+  }
+
+  private static long journalRows(String url, Map<String, String> db) throws Exception {
+    try (Connection c = DriverManager.getConnection(url, db.get("POSTGRES_USER"), db.get("POSTGRES_PASSWORD"));
+         Statement s = c.createStatement();
+         ResultSet rs = s.executeQuery("SELECT count(*) FROM event_journal")) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  private static boolean journalMentions(String url, Map<String, String> db, String text) throws Exception {
+    byte[] needle = text.getBytes(StandardCharsets.UTF_8);
+    try (Connection c = DriverManager.getConnection(url, db.get("POSTGRES_USER"), db.get("POSTGRES_PASSWORD"));
+         Statement s = c.createStatement();
+         ResultSet rs = s.executeQuery("SELECT event_payload FROM event_journal")) {
+      while (rs.next()) {
+        if (indexOf(rs.getBytes(1), needle) >= 0) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  private static int indexOf(byte[] haystack, byte[] needle) {
+    outer:
+    for (int i = 0; i + needle.length <= haystack.length; i++) {
+      for (int j = 0; j < needle.length; j++) {
+        if (haystack[i + j] != needle[j]) {
+          continue outer;
+        }
+      }
+      return i;
+    }
+    return -1;
+  }
+
+  private static int freePort() throws Exception {
+    try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    }
+  }
+}

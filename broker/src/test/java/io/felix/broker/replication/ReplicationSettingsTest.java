@@ -1,0 +1,54 @@
+package io.felix.broker.replication;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.typesafe.config.ConfigFactory;
+import io.felix.broker.client.ClientListenerSettings;
+import io.felix.broker.shard.BrokerSettings;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/** The data plane's settings records read reference.conf and name the key of a bad value. */
+class ReplicationSettingsTest {
+
+  @Test
+  void referenceConfDefaultsAreRead() {
+    ReplicationSettings r = ReplicationSettings.from(ConfigFactory.load());
+    assertEquals(1024 * 1024, r.fetchMaxBytes());
+    assertEquals(Duration.ofMillis(250), r.fetchMaxWait());
+    assertEquals(Duration.ofSeconds(10), r.produceTimeout());
+    assertEquals(8 * 1024 * 1024, ClientListenerSettings.from(ConfigFactory.load()).maxFrameSize());
+    assertEquals(7070, BrokerSettings.from(ConfigFactory.load()).clientPort());
+  }
+
+  @Test
+  void aFetchTimeoutNotAboveTheLongPollIsRefusedNamingBothKeys() {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ReplicationSettings.from(
+        ConfigFactory.parseString("felix.replication.fetch-timeout = 100 ms").withFallback(ConfigFactory.load())));
+    assertTrue(e.getMessage().contains("felix.replication.fetch-timeout"), e.getMessage());
+    assertTrue(e.getMessage().contains("felix.replication.fetch-max-wait"), e.getMessage());
+  }
+
+  @Test
+  void aValueOfTheWrongTypeIsRefusedNamingTheKey() {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ReplicationSettings.from(
+        ConfigFactory.parseString("felix.replication.produce-timeout = soon").withFallback(ConfigFactory.load())));
+    assertTrue(e.getMessage().contains("produce-timeout"), e.getMessage());
+  }
+
+  @Test
+  void aNegativeBrokerIdIsRefusedNamingTheKey() {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> BrokerSettings.from(
+        ConfigFactory.parseString("felix.broker.id = -1").withFallback(ConfigFactory.load())));
+    assertEquals("felix.broker.id must be >= 0, got -1", e.getMessage());
+  }
+
+  @Test
+  void aTinyClientFrameLimitIsRefusedNamingTheKey() {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ClientListenerSettings.from(
+        ConfigFactory.parseString("felix.client-listener.max-frame-size = 10").withFallback(ConfigFactory.load())));
+    assertTrue(e.getMessage().startsWith("felix.client-listener.max-frame-size"), e.getMessage());
+  }
+}

@@ -1,0 +1,115 @@
+package io.felix.loadgen.bench;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * {@code loadgen bench placement [options]}: the design note's benchmark (see {@link PlacementBench}).
+ *
+ * <pre>
+ *   --strategy cluster-share|stream-aware|both   (default both: cluster-share first, then stream-aware)
+ *   --duration 15s         load per strategy
+ *   --recreates 3          times the 12-shard stream is deleted and created again after its first creation
+ *   --record-size 1024 --producers 4
+ *   --broker-jar PATH      default broker/target/felix-broker.jar (found from the working directory or this jar)
+ *   --dir DIR              where the brokers keep data and logs (default data/bench; DIR/STRATEGY is wiped first)
+ * </pre>
+ */
+public final class BenchCommand {
+
+  private BenchCommand() {}
+
+  /** Runs {@code bench ARGS} (the word "bench" already consumed); returns the process exit status. */
+  public static int run(String[] args) {
+    if (args.length == 0 || !args[0].equals("placement")) {
+      System.err.println("usage: loadgen bench placement [--strategy cluster-share|stream-aware|both] [--duration 15s]"
+          + " [--recreates 3] [--record-size 1024] [--producers 4] [--broker-jar PATH] [--dir DIR]");
+      return 2;
+    }
+    try {
+      PlacementBench.Settings settings = parse(args);
+      new PlacementBench(settings).run();
+      return 0;
+    } catch (IllegalArgumentException e) {
+      System.err.println("bench: " + e.getMessage());
+      return 2;
+    } catch (Exception e) {
+      System.err.println("bench failed: " + e.getMessage());
+      return 1;
+    }
+  }
+
+  public static void main(String[] args) {
+    System.exit(run(args));
+  }
+
+  static PlacementBench.Settings parse(String[] args) {
+    List<String> strategies = List.of("cluster-share", "stream-aware");
+    Duration load = Duration.ofSeconds(15);
+    int recreates = 3;
+    int recordSize = 1024;
+    int producers = 4;
+    Path jar = null;
+    Path dir = Path.of("data", "bench");
+    for (int i = 1; i < args.length; i++) {
+      String option = args[i];
+      if (i + 1 >= args.length) {
+        throw new IllegalArgumentException(option + " needs a value");
+      }
+      String value = args[++i];
+      switch (option) {
+        case "--strategy" -> strategies = switch (value) {
+          case "both" -> List.of("cluster-share", "stream-aware");
+          case "cluster-share", "stream-aware" -> List.of(value);
+          default -> throw new IllegalArgumentException("--strategy must be cluster-share, stream-aware or both, got " + value);
+        };
+        case "--duration" -> load = seconds(option, value);
+        case "--recreates" -> recreates = positiveOrZero(option, value);
+        case "--record-size" -> recordSize = positiveOrZero(option, value);
+        case "--producers" -> producers = positiveOrZero(option, value);
+        case "--broker-jar" -> jar = Path.of(value);
+        case "--dir" -> dir = Path.of(value);
+        default -> throw new IllegalArgumentException("unknown option " + option);
+      }
+    }
+    if (producers == 0 || recordSize == 0) {
+      throw new IllegalArgumentException("--producers and --record-size must be at least 1");
+    }
+    return new PlacementBench.Settings(jar != null ? jar : defaultBrokerJar(), dir, strategies, recreates, load,
+        recordSize, producers, Duration.ofSeconds(120));
+  }
+
+  private static Duration seconds(String option, String value) {
+    if (!value.matches("[1-9][0-9]*s?")) {
+      throw new IllegalArgumentException(option + " must be a whole number of seconds like 15s, got " + value);
+    }
+    return Duration.ofSeconds(Long.parseLong(value.replace("s", "")));
+  }
+
+  private static int positiveOrZero(String option, String value) {
+    try {
+      int n = Integer.parseInt(value);
+      if (n < 0) {
+        throw new NumberFormatException();
+      }
+      return n;
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(option + " must be a number >= 0, got " + value);
+    }
+  }
+
+  /** broker/target/felix-broker.jar under the working directory, else beside this jar's module in the repo. */
+  private static Path defaultBrokerJar() {
+    Path fromCwd = Path.of("broker", "target", "felix-broker.jar");
+    if (Files.isRegularFile(fromCwd)) {
+      return fromCwd;
+    }
+    Path self = Path.of(System.getProperty("java.class.path").split(java.io.File.pathSeparator)[0]).toAbsolutePath();
+    // loadgen/target/felix-loadgen.jar -> broker/target/felix-broker.jar
+    Path repo = self.getParent() == null || self.getParent().getParent() == null ? null
+        : self.getParent().getParent().getParent();
+    return repo == null ? fromCwd : repo.resolve("broker/target/felix-broker.jar");
+  }
+}

@@ -77,7 +77,7 @@ public final class BrokerCluster implements AutoCloseable {
     config.put("felix.broker.client-port", 0);
     config.put("felix.broker.replication-port", 0);
     config.put("felix.http.port", 0);
-    config.put("felix.persistence.url", journalUrl);
+    config.putIfAbsent("felix.persistence.url", journalUrl);
     config.putIfAbsent("felix.control.placement-interval", "500ms");
     Config user = ConfigFactory.parseMap(config);
     Broker broker = Broker.start(user);

@@ -2,13 +2,15 @@ package io.felix.broker.control;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
+import io.felix.placement.InvalidLayoutException;
+import io.felix.placement.Strategy;
 import java.time.Duration;
 
 /** The placement singleton's timers and limits, from {@code felix.control}. */
 public record ControlSettings(
     Duration placementInterval, Duration failoverTimeout, Duration moveTimeout, long moveCatchUpLag,
     int maxConcurrentMoves, int maxMovesPerBroker, Duration replicaTimeout, Duration registerInterval,
-    int snapshotEvery, int recentMoves) {
+    int snapshotEvery, int recentMoves, Strategy strategy) {
 
   public ControlSettings {
     ClusterSettings.positive("felix.control.placement-interval", placementInterval);
@@ -36,10 +38,16 @@ public record ControlSettings(
 
   public static ControlSettings fromConfig(Config config) {
     Config c = config.getConfig("felix.control");
+    Strategy strategy;
+    try {
+      strategy = Strategy.fromWireName(c.getString("strategy"));
+    } catch (InvalidLayoutException e) {
+      throw new ConfigException.BadValue("felix.control.strategy", e.getMessage());
+    }
     return new ControlSettings(
         c.getDuration("placement-interval"), c.getDuration("failover-timeout"), c.getDuration("move-timeout"),
         c.getLong("move-catch-up-lag"), c.getInt("max-concurrent-moves"), c.getInt("max-moves-per-broker"),
         c.getDuration("replica-timeout"), c.getDuration("register-interval"), c.getInt("snapshot-every"),
-        c.getInt("recent-moves"));
+        c.getInt("recent-moves"), strategy);
   }
 }

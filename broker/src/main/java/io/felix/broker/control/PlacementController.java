@@ -238,7 +238,7 @@ public final class PlacementController
   }
 
   private Effect<PlacementEvent, ControlState> onGetView(ControlState state, GetView get) {
-    get.replyTo().tell(new ControlView(state, new ArrayList<>(available), lastPass, "stream-aware",
+    get.replyTo().tell(new ControlView(state, new ArrayList<>(available), lastPass, settings.strategy().wireName(),
         settings.maxConcurrentMoves(), settings.maxMovesPerBroker(), settings.placementInterval().toMillis()));
     return Effect().none();
   }

@@ -16,7 +16,6 @@ import io.felix.placement.MoveInFlight;
 import io.felix.placement.PlacementSettings;
 import io.felix.placement.Plan;
 import io.felix.placement.Step;
-import io.felix.placement.Strategy;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -32,7 +31,7 @@ public final class PlacementSnapshots {
   private PlacementSnapshots() {}
 
   public static PlacementSettings settings(ControlSettings settings, boolean paused) {
-    return new PlacementSettings(Strategy.STREAM_AWARE, settings.maxConcurrentMoves(),
+    return new PlacementSettings(settings.strategy(), settings.maxConcurrentMoves(),
         settings.maxMovesPerBroker() == 0 ? null : settings.maxMovesPerBroker(), paused);
   }
 

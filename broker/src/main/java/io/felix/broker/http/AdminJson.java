@@ -107,12 +107,14 @@ final class AdminJson {
     return node;
   }
 
-  static ObjectNode moves(ControlState state, long nowMillis) {
+  /** Moves in flight, then at most {@code recentKept} finished ones, newest first. */
+  static ObjectNode moves(ControlState state, long nowMillis, int recentKept) {
     ObjectNode node = JSON.objectNode();
     ArrayNode inFlight = node.putArray("in_flight");
     state.moves().values().forEach(m -> move(inFlight.addObject(), m, nowMillis));
     ArrayNode recent = node.putArray("recent");
-    for (int i = state.recentMoves().size() - 1; i >= 0; i--) {
+    int oldest = Math.max(0, state.recentMoves().size() - recentKept);
+    for (int i = state.recentMoves().size() - 1; i >= oldest; i--) {
       move(recent.addObject(), state.recentMoves().get(i), nowMillis);
     }
     return node;

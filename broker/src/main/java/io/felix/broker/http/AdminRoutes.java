@@ -45,6 +45,7 @@ public final class AdminRoutes extends AllDirectives {
   private final Duration timeout;
   private final CommitOffsets commitOffsets;
   private final PlacementSimulation simulation;
+  private final int recentMoves;
 
   /** Asks the leaders of a stream's shards for their commit offsets (shard -> offset; missing if no answer). */
   public interface CommitOffsets {
@@ -60,6 +61,7 @@ public final class AdminRoutes extends AllDirectives {
     this.timeout = settings.singletonTimeout();
     this.commitOffsets = commitOffsets;
     this.simulation = new PlacementSimulation(controlSettings);
+    this.recentMoves = controlSettings.recentMoves();
   }
 
   public Route routes() {
@@ -94,7 +96,8 @@ public final class AdminRoutes extends AllDirectives {
                     ? withView(view -> respond(simulation.live(view)))
                     : respond(simulation.posted(text))))),
             path("shard-moves", () -> concat(
-                get(() -> withView(view -> ok(AdminJson.moves(view.state(), System.currentTimeMillis())))),
+                get(() -> withView(view -> ok(AdminJson.moves(view.state(), System.currentTimeMillis(),
+                    recentMoves)))),
                 post(() -> body(this::startMove)))))));
   }
 

@@ -244,10 +244,11 @@ public final class PlacementController
   }
 
   private Effect<PlacementEvent, ControlState> onReplicaAnswered(ControlState state, ReplicaAnswered answer) {
-    if (answer.report() != null) {
-      rounds.answered(answer.report(), answer.fenceEpoch(), now());
+    if (answer.report() == null) {
+      return Effect().none();
     }
-    return Effect().none();
+    rounds.answered(answer.report(), answer.fenceEpoch(), now());
+    return onProgress(state); // an answer may complete a failover round or a move step: no need to wait a tick
   }
 
   private Effect<PlacementEvent, ControlState> onPlacementTick(ControlState state, PlacementTick tick) {

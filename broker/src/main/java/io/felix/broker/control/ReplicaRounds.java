@@ -34,7 +34,9 @@ import org.slf4j.Logger;
  * {@code move-catch-up-lag} records the leader is fenced at {@code epoch + 1} ({@link MoveFenced}) and stops
  * taking appends while still shipping what it has; once the destination's log end reaches the fenced leader's,
  * the cut-over is decided ({@link MoveCompleted}). A move past its timeout is aborted, at a new epoch if the
- * leader was fenced, so the old leader resumes.
+ * leader was fenced, so the old leader resumes. A move of a follower (a drain) fences the leader too: without
+ * joint consensus, a replica set may only change when the new member holds every record the old set may have
+ * committed, and a fenced leader commits nothing new. The write pause is the fence-to-cut-over time.
  */
 final class ReplicaRounds {
 
@@ -185,7 +187,7 @@ final class ReplicaRounds {
   /** At most one round of questions per shard in flight: the next goes out once answers could have come back. */
   private void ask(ShardId id, long now, Runnable questions) {
     Long last = askedAt.get(id);
-    if (last == null || now - last >= 100) {
+    if (last == null || now - last >= 50) {
       askedAt.put(id, now);
       questions.run();
     }

@@ -62,15 +62,23 @@ final class ConsumeRun {
     double seconds = (System.nanoTime() - start) / 1e9;
     out.printf("consume: read %d records (%.2f MB) from %s in %.1f s%n", records, bytes / 1e6,
         options.stream(), seconds);
-    if (!options.verify()) {
-      return 0;
+    Map<String, Object> json = new LinkedHashMap<>();
+    json.put("stream", options.stream());
+    json.put("records", records);
+    json.put("bytes", bytes);
+    json.put("elapsed_seconds", Math.round(seconds * 1000) / 1000.0);
+    int code = 0;
+    if (options.verify()) {
+      Verifier.Report report = verifier.report(expected);
+      print(report, expected != null);
+      json.put("ok", report.ok());
+      json.put("verify", report);
+      code = report.ok() ? 0 : 1;
     }
-    Verifier.Report report = verifier.report(expected);
-    print(report, expected != null);
     if (options.json() != null) {
-      Summary.JSON.writeValue(options.json().toFile(), report);
+      Summary.JSON.writeValue(options.json().toFile(), json);
     }
-    return report.ok() ? 0 : 1;
+    return code;
   }
 
   /** The shard's commit offset now (-1 when it cannot be read: the shard is then read until idle). */
@@ -143,8 +151,8 @@ final class ConsumeRun {
   }
 
   private void print(Verifier.Report report, boolean withLedger) {
-    out.printf("verify: %d records, %d corrupt%s%n", report.records(), report.corrupt(),
-        withLedger ? ", " + report.otherRuns() + " from other runs (ignored)" : "");
+    out.printf("verify: %d records, %d corrupt, %d not from the load generator (ignored)%s%n", report.records(),
+        report.corrupt(), report.foreign(), withLedger ? ", " + report.otherRuns() + " from other runs (ignored)" : "");
     report.corruptSample().forEach(s -> out.println("  corrupt: " + s));
     for (Verifier.ProducerReport p : report.producers()) {
       Map<String, Long> counts = new LinkedHashMap<>();

@@ -23,10 +23,13 @@ final class RecordFormat {
   static final int HEADER_BYTES = 28;
   private static final int CRC_AT = 24;
 
-  /** What a value says, or why it is corrupt ({@code problem} non-null). */
-  record Decoded(long runId, int producer, long sequence, String problem) {
+  /**
+   * What a value says, or why it cannot be used ({@code problem} non-null): {@code foreign} when it is not a
+   * load generator record at all (too short or no magic), else corrupt (checksum mismatch).
+   */
+  record Decoded(long runId, int producer, long sequence, String problem, boolean foreign) {
     boolean corrupt() {
-      return problem != null;
+      return problem != null && !foreign;
     }
   }
 
@@ -48,11 +51,11 @@ final class RecordFormat {
 
   static Decoded decode(byte[] value) {
     if (value.length < HEADER_BYTES) {
-      return new Decoded(0, -1, -1, "value of " + value.length + " bytes is shorter than the 28-byte header");
+      return new Decoded(0, -1, -1, "value of " + value.length + " bytes is shorter than the 28-byte header", true);
     }
     ByteBuffer b = ByteBuffer.wrap(value);
     if (b.getInt(0) != MAGIC) {
-      return new Decoded(0, -1, -1, String.format("bad magic 0x%08X", b.getInt(0)));
+      return new Decoded(0, -1, -1, String.format("bad magic 0x%08X", b.getInt(0)), true);
     }
     long runId = b.getLong(4);
     int producer = b.getInt(12);
@@ -61,9 +64,9 @@ final class RecordFormat {
     int actual = crc(value);
     if (stored != actual) {
       return new Decoded(runId, producer, sequence,
-          String.format("checksum mismatch: stored 0x%08X, computed 0x%08X", stored, actual));
+          String.format("checksum mismatch: stored 0x%08X, computed 0x%08X", stored, actual), false);
     }
-    return new Decoded(runId, producer, sequence, null);
+    return new Decoded(runId, producer, sequence, null, false);
   }
 
   private static int crc(byte[] value) {

@@ -11,7 +11,9 @@ import java.util.TreeMap;
  * Checks what {@code consume} read against what producers wrote, per producer (run id, producer number):
  *
  * <ul>
- *   <li>corrupt: the value fails its checksum or is not in {@link RecordFormat} at all;
+ *   <li>corrupt: the value has the load generator's magic but fails its checksum (a value without the magic is
+ *       counted as foreign, not an error: other writers may share the stream; a load generator record whose
+ *       magic was damaged still shows, as missing);
  *   <li>duplicated: a sequence read more than once;
  *   <li>out of order: within one shard, a producer's sequence lower than one read before it (records of a
  *       producer spread over shards, so order is only defined per shard);
@@ -37,7 +39,7 @@ final class Verifier {
   }
 
   /** The verdict over everything read. */
-  record Report(long records, long corrupt, List<String> corruptSample, long otherRuns,
+  record Report(long records, long corrupt, List<String> corruptSample, long foreign, long otherRuns,
       List<ProducerReport> producers) {
     boolean ok() {
       return corrupt == 0 && producers.stream().allMatch(ProducerReport::ok);
@@ -59,10 +61,15 @@ final class Verifier {
   private final List<String> corruptSample = new ArrayList<>();
   private long records;
   private long corrupt;
+  private long foreign;
 
   void accept(int shard, long offset, byte[] value) {
     records++;
     RecordFormat.Decoded d = RecordFormat.decode(value);
+    if (d.foreign()) {
+      foreign++;
+      return;
+    }
     if (d.corrupt()) {
       corrupt++;
       if (corruptSample.size() < SAMPLE) {
@@ -128,7 +135,7 @@ final class Verifier {
         }
       }
     }
-    return new Report(records, corrupt, List.copyOf(corruptSample), otherRuns, out);
+    return new Report(records, corrupt, List.copyOf(corruptSample), foreign, otherRuns, out);
   }
 
   private static ProducerReport verdict(ProducerKey key, Tally t, BitSet missing, long unexpected,

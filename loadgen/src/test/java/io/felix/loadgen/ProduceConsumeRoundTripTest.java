@@ -52,11 +52,11 @@ class ProduceConsumeRoundTripTest {
 
   private Outcome verify() {
     return run("consume", "--bootstrap", peer.address(), "--stream", "s", "--from-beginning", "--verify",
-        "--expect", ledger.toString(), "--idle", "2s");
+        "--expect", ledger.toString(), "--idle", "2s", "--json", dir.resolve("consume.json").toString());
   }
 
   @Test
-  void everyAcknowledgedRecordIsReadBackOnceAndInOrder() {
+  void everyAcknowledgedRecordIsReadBackOnceAndInOrder() throws Exception {
     Outcome o = verify();
     assertEquals(0, o.code(), o.out());
     assertTrue(o.out().contains("consume: read 3000 records"), o.out());
@@ -65,6 +65,10 @@ class ProduceConsumeRoundTripTest {
           + "0 unexpected, uncertain 0 present / 0 absent  OK"), o.out());
     }
     assertTrue(o.out().contains("verify: OK"), o.out());
+    var report = Summary.JSON.readTree(dir.resolve("consume.json").toFile());
+    assertEquals(3000, report.get("records").asLong());
+    assertTrue(report.get("ok").asBoolean());
+    assertEquals(3, report.get("verify").get("producers").size());
   }
 
   @Test
@@ -137,7 +141,7 @@ class ProduceConsumeRoundTripTest {
     shard2.set(0, InMemoryShardPeer.flipValueByte(shard2.get(0), 0, 50));
     Outcome o = verify();
     assertEquals(1, o.code(), o.out());
-    assertTrue(o.out().contains("verify: 3000 records, 1 corrupt"), o.out());
+    assertTrue(o.out().contains("verify: 3000 records, 1 corrupt, 0 not from the load generator"), o.out());
     assertTrue(o.out().contains("corrupt: shard 2 offset 0: checksum mismatch"), o.out());
   }
 }

@@ -28,7 +28,7 @@ class RecordFormatTest {
   @Test
   void decodeReadsBackWhatWasEncoded() {
     RecordFormat.Decoded d = RecordFormat.decode(RecordFormat.encode(42, 7, 123_456, 1024));
-    assertEquals(new RecordFormat.Decoded(42, 7, 123_456, null), d);
+    assertEquals(new RecordFormat.Decoded(42, 7, 123_456, null, false), d);
   }
 
   @Test
@@ -39,11 +39,16 @@ class RecordFormatTest {
       flipped[i] ^= 0x10;
       assertEquals(true, RecordFormat.decode(flipped).corrupt(), "byte " + i);
     }
+    for (int i = 0; i < 4; i++) {
+      byte[] flipped = v.clone();
+      flipped[i] ^= 0x10;
+      assertEquals(true, RecordFormat.decode(flipped).foreign(), "magic byte " + i);
+    }
     byte[] badMagic = v.clone();
     badMagic[0] = 0;
-    assertEquals("bad magic 0x004C5831", RecordFormat.decode(badMagic).problem());
-    assertEquals("value of 5 bytes is shorter than the 28-byte header",
-        RecordFormat.decode(new byte[5]).problem());
+    assertEquals(new RecordFormat.Decoded(0, -1, -1, "bad magic 0x004C5831", true), RecordFormat.decode(badMagic));
+    assertEquals(new RecordFormat.Decoded(0, -1, -1, "value of 5 bytes is shorter than the 28-byte header", true),
+        RecordFormat.decode(new byte[5]));
   }
 
   @Test

@@ -48,7 +48,9 @@ class VerifierTest {
     byte[] bad = rec(0, 3);
     bad[30] ^= 1;
     v.accept(1, 2, bad);
+    v.accept(1, 3, "someone else's record".getBytes(java.nio.charset.StandardCharsets.UTF_8));
     Verifier.Report r = v.report(null);
+    assertEquals(1, r.foreign());
     assertFalse(r.ok());
     assertEquals(1, r.corrupt());
     assertEquals(List.of("shard 1 offset 2: checksum mismatch: stored "), List.of(r.corruptSample().get(0)

@@ -32,42 +32,52 @@ final class FollowerChoice {
     return best(s, set, set.length, from);
   }
 
-  /** The best live broker not among the first {@code used} entries of {@code set}, treating {@code out} as gone. */
+  /**
+   * The best live broker not among the first {@code used} entries of {@code set}, treating {@code out} as gone.
+   * Runs for every live broker per follower, so the order is packed into one key (rank bits, then the group's
+   * replicas, then all replicas) and the rendezvous score is computed only for ties on it.
+   */
   private int best(int s, int[] set, int used, int out) {
-    int g = layout.shardGroup[s];
+    int row = layout.shardGroup[s] * layout.brokerCount;
+    int[] groupHosted = layout.hostedByGroup;
+    int[] hosted = layout.hostedTotal;
+    int[] cap = layout.cap;
+    boolean zoned = layout.zoneCount > 0;
     int zonesBefore = out == Layout.NONE ? 0 : layout.zonesOf(set, Layout.NONE, Layout.NONE);
     int best = Layout.NONE;
-    int bestRank = 0;
+    long bestKey = Long.MAX_VALUE;
+    long bestScore = 0;
+    boolean bestScored = false;
+    long seed = layout.seed(s);
     for (int b : layout.live) {
       if (contains(set, used, b)) {
         continue;
       }
-      int rank = 0;
-      if (out != Layout.NONE && layout.zonesOf(set, out, b) < zonesBefore) {
-        rank |= 4;
+      long rank = 0;
+      if (out != Layout.NONE) {
+        rank |= zoned && layout.zonesOf(set, out, b) < zonesBefore ? 4 : 0;
+      } else {
+        rank |= zoned && newZone(set, used, b) ? 0 : 1;
       }
-      if (!layout.hasRoom(b)) {
-        rank |= 2;
-      }
-      if (out == Layout.NONE && !newZone(set, used, b)) {
-        rank |= 1;
-      }
-      if (best == Layout.NONE || rank < bestRank || (rank == bestRank && fewer(s, g, b, best))) {
+      rank |= cap[b] != Layout.NONE && hosted[b] >= cap[b] ? 2 : 0;
+      long key = (rank << 56) | ((long) groupHosted[row + b] << 28) | hosted[b];
+      if (key < bestKey) {
         best = b;
-        bestRank = rank;
+        bestKey = key;
+        bestScored = false;
+      } else if (key == bestKey) {
+        if (!bestScored) {
+          bestScore = layout.score(seed, best);
+          bestScored = true;
+        }
+        long score = layout.score(seed, b);
+        if (score > bestScore) {
+          best = b;
+          bestScore = score;
+        }
       }
     }
     return best;
-  }
-
-  private boolean fewer(int s, int g, int b, int best) {
-    if (layout.groupReplicas(g, b) != layout.groupReplicas(g, best)) {
-      return layout.groupReplicas(g, b) < layout.groupReplicas(g, best);
-    }
-    if (layout.hostedTotal[b] != layout.hostedTotal[best]) {
-      return layout.hostedTotal[b] < layout.hostedTotal[best];
-    }
-    return layout.score(s, b) > layout.score(s, best);
   }
 
   private boolean newZone(int[] set, int used, int b) {

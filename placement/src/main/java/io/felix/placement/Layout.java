@@ -55,17 +55,8 @@ final class Layout {
 
   /** Shards to place or promote, in slot order; a pass leaves behind only those it could not promote. */
   private List<Integer> pendingLeaders = new ArrayList<>();
-  /** Most and fewest leaders of each group over live brokers, recomputed only after the group changed. */
-  private final int[] groupMost;
-  private final int[] groupFewest;
-  private final boolean[] spreadStale;
-  /**
-   * A group with no allowed stream move stays that way until its own layout changes (a step or a finished move of
-   * one of its shards) or a capped broker's replica count changes: the stamps let a pass skip it until then.
-   */
-  private final int[] groupVersion;
-  private int capVersion;
-  private final long[] stuckStamp;
+  /** Per-group spread cache and stuck marks, told of every change. */
+  final GroupWatch watch;
 
   private Layout(ClusterSnapshot snapshot) {
     settings = snapshot.settings();
@@ -129,13 +120,7 @@ final class Layout {
     hostedTotal = new int[brokerCount];
     hostedByGroup = new int[groupCount * brokerCount];
     budget = new MoveBudget(settings, brokerCount);
-    groupMost = new int[groupCount];
-    groupFewest = new int[groupCount];
-    spreadStale = new boolean[groupCount];
-    Arrays.fill(spreadStale, true);
-    groupVersion = new int[groupCount];
-    stuckStamp = new long[groupCount];
-    Arrays.fill(stuckStamp, -1);
+    watch = new GroupWatch(groupCount);
 
     for (Assignment a : snapshot.assignments()) {
       int s = slot(a.group(), a.shard());
@@ -196,33 +181,14 @@ final class Layout {
     return false;
   }
 
-  boolean knownStuck(int g) {
-    return stuckStamp[g] == stamp(g);
-  }
-
-  void markStuck(int g) {
-    stuckStamp[g] = stamp(g);
-  }
-
-  private long stamp(int g) {
-    return ((long) groupVersion[g] << 32) | (capVersion & 0xffffffffL);
-  }
-
   /** Most minus fewest leaders of the group over live brokers. */
   int groupSpread(int g) {
-    if (spreadStale[g]) {
-      int most = Integer.MIN_VALUE;
-      int fewest = Integer.MAX_VALUE;
-      int row = g * brokerCount;
-      for (int b : live) {
-        most = Math.max(most, leadersByGroup[row + b]);
-        fewest = Math.min(fewest, leadersByGroup[row + b]);
-      }
-      groupMost[g] = live.length == 0 ? 0 : most;
-      groupFewest[g] = live.length == 0 ? 0 : fewest;
-      spreadStale[g] = false;
-    }
-    return groupMost[g] - groupFewest[g];
+    return watch.spread(g, leadersByGroup, g * brokerCount, live);
+  }
+
+  boolean hasShard(String groupName, int shard) {
+    Integer g = indexOfGroup.get(groupName);
+    return g != null && shard >= 0 && shard < group[g].shards();
   }
 
   int slot(String groupName, int shard) {
@@ -259,7 +225,15 @@ final class Layout {
   }
 
   long score(int s, int b) {
-    return RendezvousScore.score(groupHash[shardGroup[s]], shardNumber(s), brokerId[b]);
+    return RendezvousScore.score(seed(s), brokerId[b]);
+  }
+
+  long seed(int s) {
+    return RendezvousScore.shardSeed(groupHash[shardGroup[s]], shardNumber(s));
+  }
+
+  long score(long seed, int b) {
+    return RendezvousScore.score(seed, brokerId[b]);
   }
 
   /** Distinct zones among a replica set, optionally with {@code out} replaced by {@code in}. */
@@ -291,17 +265,20 @@ final class Layout {
     int g = shardGroup[s];
     replicas[s] = set;
     for (int b : set) {
-      capVersion += cap[b] == NONE ? 0 : 1;
+      if (cap[b] != NONE) {
+        watch.capChanged();
+      }
       hostedTotal[b]++;
       hostedByGroup[g * brokerCount + b]++;
     }
     setLeader(s, leaderBroker);
   }
 
+  /** Sets the leader (a promotion or placement); like every step, it leaves the shard's replicas all in sync. */
   void setLeader(int s, int b) {
     int g = shardGroup[s];
-    spreadStale[g] = true;
-    groupVersion[g]++;
+    inSync[s] = null;
+    watch.changed(g);
     if (leader[s] != NONE) {
       leadersTotal[leader[s]]--;
       leadersByGroup[g * brokerCount + leader[s]]--;
@@ -316,10 +293,11 @@ final class Layout {
   /** Applies a move as if finished and counts it in flight. */
   void move(int s, int from, int to) {
     int g = shardGroup[s];
-    spreadStale[g] = true;
-    groupVersion[g]++;
+    watch.changed(g);
     if (!holds(s, to)) {
-      capVersion += cap[from] == NONE && cap[to] == NONE ? 0 : 1;
+      if (cap[from] != NONE || cap[to] != NONE) {
+        watch.capChanged();
+      }
       hostedTotal[from]--;
       hostedByGroup[g * brokerCount + from]--;
       hostedTotal[to]++;
@@ -340,6 +318,7 @@ final class Layout {
   }
 
   private void finishInPlace(int s, int from, int to) {
+    inSync[s] = null;
     if (holds(s, to)) {
       leader[s] = to;
       return;
@@ -351,7 +330,6 @@ final class Layout {
       }
     }
     replicas[s] = set;
-    inSync[s] = null;
     if (leader[s] == from) {
       leader[s] = to;
     }
@@ -370,14 +348,14 @@ final class Layout {
   void finishMoves() {
     for (int s : budget.finishAll()) {
       inFlight[s] = false;
-      groupVersion[shardGroup[s]]++;
+      watch.changed(shardGroup[s]);
     }
   }
 
   /** The step for a move just applied with {@link #move}: it carries the shard's new leader and replica set. */
   Step moveStep(int s, Reason reason, int from, int to) {
     return new Step(Action.MOVE, reason, group[shardGroup[s]].name(), shardNumber(s), brokerId[from], brokerId[to],
-        brokerId[leader[s]], ids(replicas[s]));
+        leader[s] == NONE ? Assignment.NO_LEADER : brokerId[leader[s]], ids(replicas[s]));
   }
 
   List<Integer> ids(int[] set) {

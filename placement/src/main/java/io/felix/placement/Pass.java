@@ -44,6 +44,9 @@ final class Pass {
   }
 
   Optional<Step> promoteOne(String groupName, int shard, Set<Integer> inSyncIds) {
+    if (!layout.hasShard(groupName, shard)) {
+      throw new InvalidLayoutException("promote " + groupName + "/" + shard + ": no such shard");
+    }
     int s = layout.slot(groupName, shard);
     if (layout.replicas[s] == null) {
       throw new InvalidLayoutException("promote " + groupName + "/" + shard + ": shard has no assignment");
@@ -103,6 +106,7 @@ final class Pass {
     int lead = Layout.NONE;
     int leadTier = 0;
     long leadScore = 0;
+    long seed = layout.seed(s);
     for (int b : layout.live) {
       int tier = tiers.tier(g, b, true);
       if (lead != Layout.NONE) {
@@ -117,7 +121,7 @@ final class Pass {
           leadScore = Long.MIN_VALUE; // fewer leaders wins outright
         }
       }
-      long score = layout.score(s, b);
+      long score = layout.score(seed, b);
       if (lead == Layout.NONE || tier < leadTier || score > leadScore) {
         lead = b;
         leadTier = tier;

@@ -42,13 +42,13 @@ final class RebalanceMoves {
   private boolean streamMoves() {
     boolean wanted = false;
     for (int g = 0; g < layout.groupCount; g++) {
-      while (layout.groupSpread(g) >= 2 && !layout.knownStuck(g)) {
+      while (layout.groupSpread(g) >= 2 && !layout.watch.knownStuck(g)) {
         if (layout.clusterLimitReached()) {
           return true;
         }
         Outcome outcome = streamMove(g);
         if (outcome == Outcome.STUCK) {
-          layout.markStuck(g);
+          layout.watch.markStuck(g);
           break;
         }
         wanted = true;

@@ -22,8 +22,16 @@ final class RendezvousScore {
   }
 
   static long score(long groupHash, int shard, int brokerId) {
-    long h = mix(groupHash + 0x9E3779B97F4A7C15L * (shard + 1L));
-    return mix(h ^ (0xC2B2AE3D27D4EB4FL * (brokerId + 1L)));
+    return score(shardSeed(groupHash, shard), brokerId);
+  }
+
+  /** The half of the score that depends only on the shard, for loops that score one shard on every broker. */
+  static long shardSeed(long groupHash, int shard) {
+    return mix(groupHash + 0x9E3779B97F4A7C15L * (shard + 1L));
+  }
+
+  static long score(long shardSeed, int brokerId) {
+    return mix(shardSeed ^ (0xC2B2AE3D27D4EB4FL * (brokerId + 1L)));
   }
 
   /** The SplitMix64 finalizer. */

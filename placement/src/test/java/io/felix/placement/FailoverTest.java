@@ -59,5 +59,26 @@ class FailoverTest {
     InvalidLayoutException e = assertThrows(InvalidLayoutException.class,
         () -> Planner.promote(snapshot, "s", 0, Set.of(7)));
     assertEquals("promote s/0: broker 7 holds no replica of it (replicas [1, 2, 0])", e.getMessage());
+    assertEquals("promote t/0: no such shard", assertThrows(InvalidLayoutException.class,
+        () -> Planner.promote(snapshot, "t", 0, Set.of(0))).getMessage());
+    assertEquals("promote s/9: no such shard", assertThrows(InvalidLayoutException.class,
+        () -> Planner.promote(snapshot, "s", 9, Set.of(0))).getMessage());
+  }
+
+  @Test
+  void leaderlessShardStillHasItsFollowerDrained() {
+    // s/0 has no leader; broker 0 is down and the replica on draining broker 1 is not in sync: nobody can lead it.
+    ClusterSnapshot snapshot = Layouts.liveBrokers(3)
+        .broker(new Broker(0, null, null, BrokerState.DOWN))
+        .broker(new Broker(1, null, null, BrokerState.DRAINING))
+        .group(Group.stream("s", 1, 2))
+        .assignment(new Assignment("s", 0, Assignment.NO_LEADER, List.of(0, 1), List.of(0)))
+        .snapshot();
+
+    Plan plan = Planner.plan(snapshot);
+
+    assertEquals(List.of(new ShardRef("s", 0)), plan.leaderless());
+    assertEquals(List.of(new Step(Action.MOVE, Reason.DRAIN, "s", 0, 1, 2, Assignment.NO_LEADER, List.of(0, 2))),
+        plan.steps());
   }
 }

@@ -10,7 +10,8 @@ import java.util.Random;
 /**
  * Seeded random clusters for the property tests: 2 to 8 brokers, 1 to 5 groups of 0 to 24 shards, replication
  * factor 1 to 3, most shards already placed with leaders skewed towards a "hot" broker, some new. With
- * {@code constrained}, brokers get zones, some get caps (at least what they host), and one may be draining or down.
+ * {@code constrained}, brokers get zones, some get caps (at least what they host), one may be draining or down,
+ * a few shards have a lagging (not in-sync) replica and a few have no leader.
  */
 final class RandomClusters {
 
@@ -49,7 +50,14 @@ final class RandomClusters {
           }
         }
         Collections.shuffle(replicas, random);
-        assignments.add(new Assignment(name, s, leader, replicas));
+        List<Integer> inSync = new ArrayList<>(replicas);
+        if (constrained && replicas.size() > 1 && random.nextInt(12) == 0) {
+          inSync.remove(random.nextInt(inSync.size())); // a lagging replica that may not be promoted
+        }
+        if (constrained && random.nextInt(15) == 0) {
+          leader = Assignment.NO_LEADER; // a shard whose leader is already gone
+        }
+        assignments.add(new Assignment(name, s, leader, replicas, inSync));
       }
     }
     Map<Integer, Integer> hosted = new HashMap<>();

@@ -38,8 +38,26 @@ final class BatchAccumulator {
     this.settings = settings;
   }
 
-  /** The shard for a record with neither key nor shard. */
-  synchronized int stickyShard(String stream, int[] shardIds) {
+  /**
+   * Appends a record with neither key nor shard to the stream's sticky shard, moving to the next shard when the
+   * sticky shard's batch is closed, or would overflow with this record (then it is closed first).
+   *
+   * @return the shard chosen
+   */
+  synchronized int appendUnkeyed(String stream, int[] shardIds, Record record, int encodedSize,
+      CompletableFuture<RecordMetadata> future, long nowNanos) {
+    int shard = stickyShard(stream, shardIds);
+    ShardQueue q = queues.get(new ShardKey(stream, shard));
+    if (q != null && q.open != null && q.open.bytes() + encodedSize > settings.batchSizeBytes()) {
+      closeOpen(q);
+      shard = stickyShard(stream, shardIds);
+    }
+    append(stream, shard, record, encodedSize, future, nowNanos);
+    return shard;
+  }
+
+  /** The sticky shard: kept while its batch is open, else the next shard in turn. */
+  private int stickyShard(String stream, int[] shardIds) {
     Integer current = stickyShard.get(stream);
     if (current != null) {
       ShardQueue q = queues.get(new ShardKey(stream, current));

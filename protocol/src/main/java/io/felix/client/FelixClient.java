@@ -111,7 +111,7 @@ public final class FelixClient implements AutoCloseable {
       return CompletableFuture.failedFuture(FelixException.broker(Errors.of(ErrorCode.UNKNOWN_SHARD,
           "stream " + stream + " has no shards")));
     }
-    int target;
+    int target = -1;
     if (shard >= 0) {
       if (!view.hasShard(shard)) {
         return CompletableFuture.failedFuture(FelixException.broker(Errors.of(ErrorCode.UNKNOWN_SHARD,
@@ -120,8 +120,6 @@ public final class FelixClient implements AutoCloseable {
       target = shard;
     } else if (key != null && key.length > 0) {
       target = KeyHash.shardFor(key, view.shardIds());
-    } else {
-      target = accumulator.stickyShard(stream, view.shardIds());
     }
     Record.Builder record = Record.newBuilder()
         .setValue(ByteString.copyFrom(value))
@@ -137,7 +135,11 @@ public final class FelixClient implements AutoCloseable {
           + " bytes does not fit in a frame of at most " + settings.maxFrameBytes() + " bytes"));
     }
     CompletableFuture<RecordMetadata> future = new CompletableFuture<>();
-    accumulator.append(stream, target, built, size, future, System.nanoTime());
+    if (target >= 0) {
+      accumulator.append(stream, target, built, size, future, System.nanoTime());
+    } else {
+      accumulator.appendUnkeyed(stream, view.shardIds(), built, size, future, System.nanoTime());
+    }
     return future;
   }
 

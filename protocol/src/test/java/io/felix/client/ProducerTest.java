@@ -191,6 +191,23 @@ class ProducerTest {
   }
 
   @Test
+  void unkeyedRecordsMoveToTheNextShardWhenTheirBatchFills() throws Exception {
+    ScriptedBroker b = broker(1);
+    b.script(leaderScript("s", List.of(b.brokerAddress()), new int[] {1, 1, 1}, r -> null));
+    byte[] value = utf8("v".repeat(20));
+    Record sample = Record.newBuilder().setValue(com.google.protobuf.ByteString.copyFrom(value))
+        .setTimestampMs(System.currentTimeMillis()).build();
+    // room for two and a half records: the third overflows, so the batch closes and the next shard takes it
+    FelixClient client = client(settings(b).batchSizeBytes(RecordLists.encodedSize(sample) * 5 / 2).build());
+    List<CompletableFuture<RecordMetadata>> fs = new ArrayList<>();
+    for (int i = 0; i < 7; i++) {
+      fs.add(client.produce("s", null, value));
+    }
+    client.flush();
+    assertEquals(List.of(0, 0, 1, 1, 2, 2, 0), fs.stream().map(f -> f.join().shard()).toList());
+  }
+
+  @Test
   void notLeaderRedirectsTheBatchToTheNamedLeader() throws Exception {
     ScriptedBroker first = broker(1);
     ScriptedBroker second = broker(2);

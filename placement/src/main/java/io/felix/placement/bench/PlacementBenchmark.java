@@ -11,6 +11,8 @@ import io.felix.placement.PlacementSettings;
 import io.felix.placement.Planner;
 import io.felix.placement.SimulationResult;
 import io.felix.placement.Simulator;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -35,10 +37,13 @@ import java.util.SortedMap;
  * </ul>
  *
  * Run: {@code java -cp placement/target/felix-placement.jar io.felix.placement.bench.PlacementBenchmark}.
- * Times are wall-clock on whatever else the machine is doing; each pass figure is the best of five runs after a
- * warm-up.
+ * Times are wall-clock on whatever else the machine is doing, with the measuring thread's CPU time in brackets
+ * (the planner is single-threaded, so CPU time is what it costs when other processes share the cores); each pass
+ * figure is the best of five runs after a warm-up.
  */
 public final class PlacementBenchmark {
+
+  private static final ThreadMXBean CPU = ManagementFactory.getThreadMXBean();
 
   private PlacementBenchmark() {}
 
@@ -56,11 +61,11 @@ public final class PlacementBenchmark {
         shardsPerStream, brokers);
 
     ClusterSnapshot empty = skewed.withAssignments(List.of());
-    long place = bestOf(5, () -> Planner.plan(empty));
+    Timing place = bestOf(5, () -> Planner.plan(empty));
     Plan placement = Planner.plan(empty);
     LeaderCounts placed = LeaderCounts.of(placement.applyTo(empty));
-    System.out.printf("place every shard of an empty cluster (one pass):  %8.1f ms, %,d placements, worst stream"
-        + " spread %d, totals spread %d%n", place / 1e6,
+    System.out.printf("place every shard of an empty cluster (one pass): %s, %,d placements, worst stream"
+        + " spread %d, totals spread %d%n", place,
         placement.steps().stream().filter(s -> s.action() == io.felix.placement.Action.PLACE).count(),
         worstSpread(placed),
         placed.totalSpread());
@@ -71,32 +76,30 @@ public final class PlacementBenchmark {
         + " (%,d leaders above their stream's ceiling, %,d above the cluster share)%n", worstSpread(before),
         before.totalSpread(), Math.max(bound[0], bound[1]), bound[0], bound[1]);
 
-    long onePass = bestOf(5, () -> Planner.plan(skewed));
-    System.out.printf("one pass, default settings (tallies from the snapshot + 1 move):  %8.1f ms%n", onePass / 1e6);
+    Timing onePass = bestOf(5, () -> Planner.plan(skewed));
+    System.out.printf("one pass, default settings (tallies from the snapshot + 1 move): %s%n", onePass);
 
     ClusterSnapshot unlimited = skewed.withSettings(PlacementSettings.DEFAULT.withMaxConcurrentMoves(Integer.MAX_VALUE));
-    long allMoves = bestOf(5, () -> Planner.plan(unlimited));
+    Timing allMoves = bestOf(5, () -> Planner.plan(unlimited));
     Plan everything = Planner.plan(unlimited);
     LeaderCounts after = LeaderCounts.of(everything.applyTo(unlimited));
     System.out.printf("one pass, no move limit (plans every stream move; cluster moves wait for a pass with no"
-        + " stream move):  %8.1f ms, %,d moves (%.3fx the bound), worst stream spread after %d, totals spread %d%n", allMoves / 1e6, everything.moves().size(),
+        + " stream move): %s, %,d moves (%.3fx the bound), worst stream spread after %d, totals spread %d%n",
+        allMoves, everything.moves().size(),
         everything.moves().size() / (double) Math.max(bound[0], bound[1]), worstSpread(after), after.totalSpread());
 
-    long startUnlimited = System.nanoTime();
-    SimulationResult all = Simulator.run(unlimited, 1_000_000);
-    long simulateUnlimited = System.nanoTime() - startUnlimited;
-    System.out.printf("simulate to convergence, no move limit:  %8.1f ms for %d passes, %,d moves (%.3fx the bound),"
-        + " %,d shards moved twice, worst stream spread %d, totals spread %d%n", simulateUnlimited / 1e6,
+    Timing[] timing = new Timing[1];
+    SimulationResult all = simulate(unlimited, timing);
+    System.out.printf("simulate to convergence, no move limit: %s for %d passes, %,d moves (%.3fx the bound),"
+        + " %,d shards moved twice, worst stream spread %d, totals spread %d%n", timing[0],
         all.passes(), all.moveCount(), all.moveCount() / (double) Math.max(bound[0], bound[1]),
         all.shardsMovedMoreThanOnce(), worstSpread(all.leaders()), all.leaders().totalSpread());
 
-    long start = System.nanoTime();
-    SimulationResult result = Simulator.run(skewed, 1_000_000);
-    long simulate = System.nanoTime() - start;
-    System.out.printf("simulate to convergence, 1 move per pass:  %8.1f ms for %,d passes (%.1f us per pass"
+    SimulationResult result = simulate(skewed, timing);
+    System.out.printf("simulate to convergence, 1 move per pass: %s for %,d passes (%.1f us cpu per pass"
         + " incl. building the layout once), %,d moves (%.3fx the bound), %,d shards moved twice, converged %s,"
-        + " worst stream spread %d, totals spread %d%n", simulate / 1e6, result.passes(),
-        simulate / 1e3 / result.passes(), result.moveCount(),
+        + " worst stream spread %d, totals spread %d%n", timing[0], result.passes(),
+        timing[0].cpuNanos() / 1e3 / result.passes(), result.moveCount(),
         result.moveCount() / (double) Math.max(bound[0], bound[1]), result.shardsMovedMoreThanOnce(),
         result.converged(), worstSpread(result.leaders()), result.leaders().totalSpread());
 
@@ -106,15 +109,13 @@ public final class PlacementBenchmark {
       zonedBrokers.add(new Broker(b.id(), "zone-" + b.id() % 3, null, BrokerState.LIVE));
     }
     ClusterSnapshot zoned = skewed.withBrokers(zonedBrokers);
-    long zonedPass = bestOf(5, () -> Planner.plan(zoned));
-    long zonedStart = System.nanoTime();
-    SimulationResult zonedResult = Simulator.run(zoned, 1_000_000);
-    long zonedSimulate = System.nanoTime() - zonedStart;
+    Timing zonedPass = bestOf(5, () -> Planner.plan(zoned));
+    SimulationResult zonedResult = simulate(zoned, timing);
     long twoApart = zonedResult.leaders().groups().keySet().stream()
         .filter(g -> zonedResult.leaders().spread(g) >= 2).count();
-    System.out.printf("with 3 zones: one pass %.1f ms; simulate, 1 move per pass: %8.1f ms for %,d passes, %,d moves"
+    System.out.printf("with 3 zones: one pass %s; simulate, 1 move per pass: %s for %,d passes, %,d moves"
         + " (%.3fx the bound), %,d shards moved twice, %d of %d streams end two apart, totals spread %d%n",
-        zonedPass / 1e6, zonedSimulate / 1e6, zonedResult.passes(), zonedResult.moveCount(),
+        zonedPass, timing[0], zonedResult.passes(), zonedResult.moveCount(),
         zonedResult.moveCount() / (double) Math.max(bound[0], bound[1]), zonedResult.shardsMovedMoreThanOnce(),
         twoApart, streams, zonedResult.leaders().totalSpread());
   }
@@ -176,14 +177,37 @@ public final class PlacementBenchmark {
     return worst;
   }
 
-  private static long bestOf(int runs, Runnable work) {
+  /** Wall and CPU time of one measurement. */
+  private record Timing(long wallNanos, long cpuNanos) {
+    @Override
+    public String toString() {
+      return String.format("%8.1f ms (cpu %.1f ms)", wallNanos / 1e6, cpuNanos / 1e6);
+    }
+  }
+
+  /** The run with the best wall time out of {@code runs}, after a warm-up run. */
+  private static Timing bestOf(int runs, Runnable work) {
     work.run();
-    long best = Long.MAX_VALUE;
+    Timing best = null;
     for (int i = 0; i < runs; i++) {
-      long start = System.nanoTime();
-      work.run();
-      best = Math.min(best, System.nanoTime() - start);
+      Timing timing = time(work);
+      if (best == null || timing.wallNanos() < best.wallNanos()) {
+        best = timing;
+      }
     }
     return best;
+  }
+
+  private static Timing time(Runnable work) {
+    long cpu = CPU.getCurrentThreadCpuTime();
+    long start = System.nanoTime();
+    work.run();
+    return new Timing(System.nanoTime() - start, CPU.getCurrentThreadCpuTime() - cpu);
+  }
+
+  private static SimulationResult simulate(ClusterSnapshot snapshot, Timing[] timing) {
+    SimulationResult[] result = new SimulationResult[1];
+    timing[0] = time(() -> result[0] = Simulator.run(snapshot, 1_000_000));
+    return result[0];
   }
 }

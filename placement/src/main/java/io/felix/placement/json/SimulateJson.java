@@ -103,7 +103,11 @@ public final class SimulateJson {
       node.put("from", step.from());
     }
     node.put("to", step.to());
-    node.put("leader", step.leader());
+    if (step.leader() == Assignment.NO_LEADER) {
+      node.putNull("leader");
+    } else {
+      node.put("leader", step.leader());
+    }
     ArrayNode replicas = node.putArray("replicas");
     step.replicas().forEach(replicas::add);
     return node;

@@ -1,0 +1,172 @@
+package io.felix.broker;
+
+import com.typesafe.config.Config;
+import io.felix.broker.assignment.AssignmentTable;
+import io.felix.broker.assignment.BrokerEndpoint;
+import io.felix.broker.control.AssignmentHolder;
+import io.felix.broker.control.ClusterSettings;
+import io.felix.broker.control.ControlSettings;
+import io.felix.broker.control.JournalSchema;
+import io.felix.broker.control.JournalSettings;
+import io.felix.broker.control.NodeConfig;
+import io.felix.broker.control.PlacementController;
+import io.felix.broker.control.DirectoryProbe;
+import io.felix.broker.http.AdminRoutes;
+import io.felix.broker.http.AdminServer;
+import io.felix.broker.http.HttpSettings;
+import io.felix.broker.http.LeaderCommitOffsets;
+import io.felix.broker.shard.ReplicaDirectory;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.apache.pekko.actor.Address;
+import org.apache.pekko.actor.AddressFromURIString;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Props;
+import org.apache.pekko.actor.typed.SupervisorStrategy;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.cluster.typed.Cluster;
+import org.apache.pekko.cluster.typed.ClusterSingleton;
+import org.apache.pekko.cluster.typed.Join;
+import org.apache.pekko.cluster.typed.JoinSeedNodes;
+import org.apache.pekko.cluster.typed.SingletonActor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The composition root of one broker: an ActorSystem configured as a cluster node ({@link NodeConfig}), the
+ * journal schema, the data plane, the placement singleton (and this node's proxy to it), the assignment-table
+ * holder and the admin HTTP server. Joins the seed nodes of {@code felix.cluster.seed-nodes}; tests join
+ * programmatically ({@link #joinSelf()}, {@link #join(Address)}).
+ */
+public final class Broker implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(Broker.class);
+
+  private final ActorSystem<Void> system;
+  private final BrokerSettings settings;
+  private final DataPlane dataPlane;
+  private final ActorRef<PlacementController.Command> singleton;
+  private final ActorRef<AssignmentHolder.Command> holder;
+  private final AdminServer admin;
+  private final BrokerEndpoint endpoint;
+
+  private Broker(ActorSystem<Void> system, BrokerSettings settings, DataPlane dataPlane,
+      ActorRef<PlacementController.Command> singleton, ActorRef<AssignmentHolder.Command> holder, AdminServer admin,
+      BrokerEndpoint endpoint) {
+    this.system = system;
+    this.dataPlane = dataPlane;
+    this.settings = settings;
+    this.singleton = singleton;
+    this.holder = holder;
+    this.admin = admin;
+    this.endpoint = endpoint;
+  }
+
+  /** Starts a broker from the operator's config (defaults from reference.conf fill the rest). */
+  public static Broker start(Config userConfig) {
+    Config config = NodeConfig.derive(userConfig);
+    BrokerSettings settings = BrokerSettings.fromConfig(config);
+    ClusterSettings clusterSettings = ClusterSettings.fromConfig(config);
+    ControlSettings controlSettings = ControlSettings.fromConfig(config);
+    HttpSettings httpSettings = HttpSettings.fromConfig(config);
+    JournalSchema.ensure(JournalSettings.fromConfig(config));
+
+    ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), NodeConfig.SYSTEM_NAME, config);
+    DataPlane dataPlane = null;
+    try {
+      dataPlane = DataPlane.start(system);
+      ActorRef<ReplicaDirectory.Command> directory = dataPlane.directory();
+      ActorRef<PlacementController.Command> singleton = ClusterSingleton.get(system).init(
+          SingletonActor.of(
+              Behaviors.supervise(PlacementController.create(controlSettings, (context, listings) ->
+                      new DirectoryProbe(context, listings, controlSettings.replicaTimeout())))
+                  .onFailure(SupervisorStrategy.restartWithBackoff(Duration.ofMillis(200), Duration.ofSeconds(5), 0.2)),
+              "placement"));
+      Consumer<AssignmentTable> applyToReplicas = table -> directory.tell(new ReplicaDirectory.ApplyAssignments(table));
+      ActorRef<AssignmentHolder.Command> holder = system.systemActorOf(
+          AssignmentHolder.create(settings, singleton, controlSettings.registerInterval(), applyToReplicas),
+          "assignment-holder", Props.empty());
+      AdminRoutes routes = new AdminRoutes(system, singleton, holder, httpSettings, controlSettings,
+          new LeaderCommitOffsets(system, controlSettings.replicaTimeout()));
+      AdminServer admin = AdminServer.bind(system, httpSettings, routes);
+      BrokerEndpoint data = dataPlane.endpoint();
+      BrokerEndpoint endpoint = new BrokerEndpoint(settings.id(), settings.host(), data.clientPort(),
+          data.replicationPort(), admin.port());
+      holder.tell(new AssignmentHolder.Advertise(endpoint));
+
+      if (!clusterSettings.seedNodes().isEmpty()) {
+        List<Address> seeds = clusterSettings.seedNodes().stream().map(AddressFromURIString::parse).toList();
+        Cluster.get(system).manager().tell(new JoinSeedNodes(seeds));
+      }
+      log.info("Broker {} started: cluster address {}, admin port {}", settings.id(), address(system), admin.port());
+      return new Broker(system, settings, dataPlane, singleton, holder, admin, endpoint);
+    } catch (RuntimeException e) {
+      if (dataPlane != null) {
+        dataPlane.close();
+      }
+      system.terminate();
+      throw e;
+    }
+  }
+
+  private static Address address(ActorSystem<?> system) {
+    return Cluster.get(system).selfMember().address();
+  }
+
+  /** Forms a new cluster with this broker as its first member. */
+  public void joinSelf() {
+    join(address());
+  }
+
+  public void join(Address seed) {
+    Cluster.get(system).manager().tell(Join.create(seed));
+  }
+
+  public Address address() {
+    return address(system);
+  }
+
+  public int id() {
+    return settings.id();
+  }
+
+  public int adminPort() {
+    return admin.port();
+  }
+
+  public BrokerEndpoint endpoint() {
+    return endpoint;
+  }
+
+  public DataPlane dataPlane() {
+    return dataPlane;
+  }
+
+  public ActorSystem<Void> system() {
+    return system;
+  }
+
+  public ActorRef<PlacementController.Command> singleton() {
+    return singleton;
+  }
+
+  public ActorRef<AssignmentHolder.Command> holder() {
+    return holder;
+  }
+
+  /** Leaves the cluster gracefully (CoordinatedShutdown) and stops everything. */
+  @Override
+  public void close() {
+    admin.close();
+    dataPlane.close();
+    system.terminate();
+    try {
+      system.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      log.warn("Broker {} did not stop within 30 s: {}", settings.id(), e.toString());
+    }
+  }
+}

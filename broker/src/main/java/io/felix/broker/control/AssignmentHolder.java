@@ -1,0 +1,117 @@
+package io.felix.broker.control;
+
+import io.felix.broker.BrokerSettings;
+import io.felix.broker.assignment.AssignmentTable;
+import io.felix.broker.assignment.BrokerEndpoint;
+import java.time.Duration;
+import java.util.function.Consumer;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.Receive;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+import org.apache.pekko.actor.typed.receptionist.Receptionist;
+import org.apache.pekko.actor.typed.receptionist.ServiceKey;
+
+/**
+ * One per broker: keeps the newest {@link AssignmentTable} the placement singleton pushed (older or equal
+ * versions are ignored, so a resent or reordered push is harmless), hands each new table to the local data
+ * plane, and announces this broker's endpoints to the singleton until a table lists them. Registered with the
+ * Receptionist so the singleton finds every broker.
+ */
+public final class AssignmentHolder extends AbstractBehavior<AssignmentHolder.Command> {
+
+  public static final ServiceKey<Command> SERVICE_KEY = ServiceKey.create(Command.class, "felix-assignment-holder");
+
+  public sealed interface Command extends ControlMessage {}
+
+  /** A table from the singleton. */
+  public record Publish(AssignmentTable table) implements Command {}
+
+  /** The broker's endpoints, once its listeners are bound. Local only. */
+  public record Advertise(BrokerEndpoint endpoint) implements Command {}
+
+  /** Local only. */
+  public record GetTable(ActorRef<AssignmentTable> replyTo) implements Command {}
+
+  private enum RegisterTick implements Command { INSTANCE }
+
+  private final BrokerSettings broker;
+  private final ActorRef<PlacementController.Command> singleton;
+  private final Consumer<AssignmentTable> dataPlane;
+  private BrokerEndpoint endpoint;
+  private AssignmentTable table = AssignmentTable.EMPTY;
+  private boolean acknowledged;
+
+  /**
+   * @param dataPlane receives every newer table (the data plane's directory), on this actor's thread
+   */
+  public static Behavior<Command> create(BrokerSettings broker, ActorRef<PlacementController.Command> singleton,
+      Duration registerInterval, Consumer<AssignmentTable> dataPlane) {
+    return Behaviors.setup(context -> Behaviors.withTimers(timers -> {
+      context.getSystem().receptionist().tell(Receptionist.register(SERVICE_KEY, context.getSelf()));
+      timers.startTimerWithFixedDelay(RegisterTick.INSTANCE, registerInterval);
+      return new AssignmentHolder(context, broker, singleton, dataPlane);
+    }));
+  }
+
+  private AssignmentHolder(ActorContext<Command> context, BrokerSettings broker,
+      ActorRef<PlacementController.Command> singleton, Consumer<AssignmentTable> dataPlane) {
+    super(context);
+    this.broker = broker;
+    this.singleton = singleton;
+    this.dataPlane = dataPlane;
+  }
+
+  @Override
+  public Receive<Command> createReceive() {
+    return newReceiveBuilder()
+        .onMessage(Publish.class, this::onPublish)
+        .onMessage(Advertise.class, this::onAdvertise)
+        .onMessage(GetTable.class, this::onGetTable)
+        .onMessageEquals(RegisterTick.INSTANCE, this::onRegisterTick)
+        .build();
+  }
+
+  private Behavior<Command> onPublish(Publish publish) {
+    AssignmentTable incoming = publish.table();
+    if (incoming.version() <= table.version()) {
+      return this;
+    }
+    table = incoming;
+    if (endpoint != null && endpoint.equals(table.brokers().get(broker.id()))) {
+      acknowledged = true;
+    }
+    getContext().getLog().debug("Broker {} holds assignment table version {} ({} shards)", broker.id(),
+        table.version(), table.shards().size());
+    dataPlane.accept(table);
+    return this;
+  }
+
+  private Behavior<Command> onAdvertise(Advertise advertise) {
+    endpoint = advertise.endpoint();
+    acknowledged = endpoint.equals(table.brokers().get(broker.id()));
+    register();
+    return this;
+  }
+
+  private Behavior<Command> onGetTable(GetTable get) {
+    get.replyTo().tell(table);
+    return this;
+  }
+
+  private Behavior<Command> onRegisterTick() {
+    // Once a table lists this broker the journal has it: a removed broker stays removed until it restarts.
+    if (endpoint != null && !acknowledged) {
+      register();
+    }
+    return this;
+  }
+
+  private void register() {
+    singleton.tell(new PlacementController.RegisterBroker(broker.id(), broker.zone().orElse(""), broker.maxShards(),
+        endpoint));
+  }
+}

@@ -1,0 +1,46 @@
+package io.felix.broker.control;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigException;
+import java.time.Duration;
+import java.util.List;
+
+/** Cluster membership, failure detection and downing, from {@code felix.cluster}. */
+public record ClusterSettings(
+    int port, List<String> seedNodes, Duration heartbeatInterval, Duration acceptableHeartbeatPause,
+    Duration sbrStableAfter, Duration downRemovalMargin) {
+
+  public ClusterSettings {
+    if (port < 0 || port > 65535) {
+      throw new ConfigException.BadValue("felix.cluster.port", "must be 0..65535, got " + port);
+    }
+    for (String seed : seedNodes) {
+      if (!seed.startsWith("pekko://")) {
+        throw new ConfigException.BadValue("felix.cluster.seed-nodes",
+            "each must be a Pekko address like pekko://felix@host:port, got " + seed);
+      }
+    }
+    positive("felix.cluster.heartbeat-interval", heartbeatInterval);
+    positive("felix.cluster.acceptable-heartbeat-pause", acceptableHeartbeatPause);
+    positive("felix.cluster.sbr-stable-after", sbrStableAfter);
+    positive("felix.cluster.down-removal-margin", downRemovalMargin);
+    seedNodes = List.copyOf(seedNodes);
+  }
+
+  public static ClusterSettings fromConfig(Config config) {
+    Config c = config.getConfig("felix.cluster");
+    return new ClusterSettings(
+        c.getInt("port"),
+        c.getStringList("seed-nodes"),
+        c.getDuration("heartbeat-interval"),
+        c.getDuration("acceptable-heartbeat-pause"),
+        c.getDuration("sbr-stable-after"),
+        c.getDuration("down-removal-margin"));
+  }
+
+  static void positive(String key, Duration value) {
+    if (value.isNegative() || value.isZero()) {
+      throw new ConfigException.BadValue(key, "must be > 0, got " + value);
+    }
+  }
+}

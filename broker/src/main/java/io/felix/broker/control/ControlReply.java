@@ -1,0 +1,35 @@
+package io.felix.broker.control;
+
+/** The singleton's answer to an operator command: done (with a short description) or rejected with a reason. */
+public sealed interface ControlReply extends ControlMessage {
+
+  /** Why a command was refused; the admin API maps each to its HTTP status. */
+  enum Refusal {
+    /** A malformed or invalid value: 400. */
+    INVALID,
+    /** An unknown stream or broker: 404. */
+    NOT_FOUND,
+    /** A name that exists or an operation that conflicts with the current state: 409. */
+    CONFLICT
+  }
+
+  record Done(String message) implements ControlReply {}
+
+  record Rejected(Refusal refusal, String error) implements ControlReply {}
+
+  static ControlReply done(String message) {
+    return new Done(message);
+  }
+
+  static ControlReply invalid(String error) {
+    return new Rejected(Refusal.INVALID, error);
+  }
+
+  static ControlReply notFound(String error) {
+    return new Rejected(Refusal.NOT_FOUND, error);
+  }
+
+  static ControlReply conflict(String error) {
+    return new Rejected(Refusal.CONFLICT, error);
+  }
+}

@@ -1,0 +1,173 @@
+package io.felix.broker.control;
+
+import io.felix.broker.assignment.AssignmentTable;
+import io.felix.broker.assignment.BrokerEndpoint;
+import io.felix.broker.assignment.ShardAssignment;
+import io.felix.broker.assignment.ShardId;
+import io.felix.broker.control.PlacementEvent.BrokerDraining;
+import io.felix.broker.control.PlacementEvent.BrokerJoined;
+import io.felix.broker.control.PlacementEvent.BrokerRemoved;
+import io.felix.broker.control.PlacementEvent.LeaderPromoted;
+import io.felix.broker.control.PlacementEvent.MoveAborted;
+import io.felix.broker.control.PlacementEvent.MoveCompleted;
+import io.felix.broker.control.PlacementEvent.MoveFenced;
+import io.felix.broker.control.PlacementEvent.MoveStarted;
+import io.felix.broker.control.PlacementEvent.PlacementPaused;
+import io.felix.broker.control.PlacementEvent.PlacementResumed;
+import io.felix.broker.control.PlacementEvent.ShardPlaced;
+import io.felix.broker.control.PlacementEvent.StreamCreated;
+import io.felix.broker.control.PlacementEvent.StreamDeleted;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+/**
+ * The placement singleton's state: a pure fold of {@link PlacementEvent}s, also its snapshot (Jackson CBOR).
+ * Every event bumps {@code tableVersion}, so the table a restarted singleton pushes is never older than one
+ * any broker already holds. Learners are not kept in {@code shards}: they are the staged moves in flight.
+ */
+public record ControlState(
+    Map<Integer, BrokerRecord> brokers,
+    Map<String, StreamRecord> streams,
+    Map<ShardId, ShardAssignment> shards,
+    Map<ShardId, MoveRecord> moves,
+    List<MoveRecord> recentMoves,
+    boolean paused,
+    long tableVersion,
+    long nextMoveId) implements ControlMessage {
+
+  /** Finished moves kept in the state (the admin API may show fewer). */
+  static final int RECENT_MOVES_KEPT = 100;
+
+  public static final ControlState EMPTY =
+      new ControlState(Map.of(), Map.of(), Map.of(), Map.of(), List.of(), false, 0, 1);
+
+  public ControlState {
+    brokers = Collections.unmodifiableSortedMap(new TreeMap<>(brokers));
+    streams = Collections.unmodifiableSortedMap(new TreeMap<>(streams));
+    shards = Collections.unmodifiableSortedMap(new TreeMap<>(shards));
+    moves = Collections.unmodifiableSortedMap(new TreeMap<>(moves));
+    recentMoves = List.copyOf(recentMoves);
+  }
+
+  /** A broker as the control plane knows it; {@code zone} is empty for none, {@code maxShards} 0 for no cap. */
+  public record BrokerRecord(int id, String zone, int maxShards, BrokerEndpoint endpoint, boolean draining) {}
+
+  public record StreamRecord(String name, int shards, int replicationFactor) {}
+
+  /**
+   * A move, in flight or finished.
+   *
+   * @param fenceEpoch the epoch the leader was fenced at, 0 until then
+   * @param state in-flight, completed or aborted
+   */
+  public record MoveRecord(
+      long moveId, ShardId shard, int from, int to, boolean staged, String reason, long startedAtMillis,
+      long fenceEpoch, String state, long endedAtMillis, String detail) {
+
+    MoveRecord fenced(long epoch) {
+      return new MoveRecord(moveId, shard, from, to, staged, reason, startedAtMillis, epoch, state, endedAtMillis, detail);
+    }
+
+    MoveRecord ended(String newState, long atMillis, String why) {
+      return new MoveRecord(moveId, shard, from, to, staged, reason, startedAtMillis, fenceEpoch, newState, atMillis, why);
+    }
+  }
+
+  public ControlState apply(PlacementEvent event) {
+    var brokers = new TreeMap<>(this.brokers);
+    var streams = new TreeMap<>(this.streams);
+    var shards = new TreeMap<>(this.shards);
+    var moves = new TreeMap<>(this.moves);
+    var recent = new ArrayList<>(this.recentMoves);
+    boolean paused = this.paused;
+    long nextMoveId = this.nextMoveId;
+
+    // Java 17: no pattern matching for switch yet, hence the instanceof chain.
+    if (event instanceof BrokerJoined e) {
+      BrokerRecord old = brokers.get(e.brokerId());
+      brokers.put(e.brokerId(), new BrokerRecord(e.brokerId(), e.zone(), e.maxShards(), e.endpoint(),
+          old != null && old.draining()));
+    } else if (event instanceof BrokerDraining e) {
+      BrokerRecord b = brokers.get(e.brokerId());
+      brokers.put(b.id(), new BrokerRecord(b.id(), b.zone(), b.maxShards(), b.endpoint(), true));
+    } else if (event instanceof BrokerRemoved e) {
+      brokers.remove(e.brokerId());
+    } else if (event instanceof StreamCreated e) {
+      streams.put(e.stream(), new StreamRecord(e.stream(), e.shards(), e.replicationFactor()));
+    } else if (event instanceof StreamDeleted e) {
+      streams.remove(e.stream());
+      shards.keySet().removeIf(id -> id.stream().equals(e.stream()));
+      moves.keySet().removeIf(id -> id.stream().equals(e.stream()));
+    } else if (event instanceof ShardPlaced e) {
+      shards.put(e.shard(), new ShardAssignment(e.shard(), e.replicas(), List.of(), e.leader(), e.epoch()));
+    } else if (event instanceof LeaderPromoted e) {
+      ShardAssignment a = shards.get(e.shard());
+      shards.put(e.shard(), new ShardAssignment(e.shard(), a.replicas(), List.of(), e.leader(), e.epoch()));
+    } else if (event instanceof MoveStarted e) {
+      moves.put(e.shard(), new MoveRecord(e.moveId(), e.shard(), e.from(), e.to(), e.staged(), e.reason(),
+          e.atMillis(), 0, "in-flight", 0, ""));
+      nextMoveId = Math.max(nextMoveId, e.moveId() + 1);
+    } else if (event instanceof MoveFenced e) {
+      moves.computeIfPresent(e.shard(), (id, m) -> m.fenced(e.epoch()));
+    } else if (event instanceof MoveCompleted e) {
+      shards.put(e.shard(), new ShardAssignment(e.shard(), e.replicas(), List.of(), e.leader(), e.epoch()));
+      MoveRecord m = moves.remove(e.shard());
+      if (m != null) {
+        remember(recent, m.ended("completed", e.atMillis(), ""));
+      }
+    } else if (event instanceof MoveAborted e) {
+      ShardAssignment a = shards.get(e.shard());
+      shards.put(e.shard(), new ShardAssignment(e.shard(), a.replicas(), List.of(), a.leader(), e.epoch()));
+      MoveRecord m = moves.remove(e.shard());
+      if (m != null) {
+        remember(recent, m.ended("aborted", e.atMillis(), e.reason()));
+      }
+    } else if (event instanceof PlacementPaused) {
+      paused = true;
+    } else if (event instanceof PlacementResumed) {
+      paused = false;
+    }
+    return new ControlState(brokers, streams, shards, moves, recent, paused, tableVersion + 1, nextMoveId);
+  }
+
+  private static void remember(List<MoveRecord> recent, MoveRecord finished) {
+    recent.add(finished);
+    while (recent.size() > RECENT_MOVES_KEPT) {
+      recent.remove(0);
+    }
+  }
+
+  /** The table every broker holds: the assignments, with each staged move's destination as a learner. */
+  public AssignmentTable table() {
+    Map<Integer, BrokerEndpoint> endpoints = new TreeMap<>();
+    brokers.values().forEach(b -> endpoints.put(b.id(), b.endpoint()));
+    Map<String, Integer> shardCounts = new TreeMap<>();
+    streams.values().forEach(s -> shardCounts.put(s.name(), s.shards()));
+    SortedMap<ShardId, ShardAssignment> table = new TreeMap<>(shards);
+    for (MoveRecord move : moves.values()) {
+      ShardAssignment a = table.get(move.shard());
+      if (a != null && move.staged()) {
+        table.put(move.shard(), new ShardAssignment(a.id(), a.replicas(), List.of(move.to()), a.leader(), a.leaderEpoch()));
+      }
+    }
+    return new AssignmentTable(tableVersion, endpoints, shardCounts, table);
+  }
+
+  public List<ShardAssignment> shardsOf(String stream) {
+    return shards.values().stream().filter(a -> a.id().stream().equals(stream)).toList();
+  }
+
+  /** Shards whose replica set (or a staged copy in flight) includes the broker. */
+  public long replicasOn(int brokerId) {
+    long held = shards.values().stream().filter(a -> a.replicas().contains(brokerId)).count();
+    return held + moves.values().stream().filter(m -> m.staged() && m.to() == brokerId).count();
+  }
+
+  public long leadersOn(int brokerId) {
+    return shards.values().stream().filter(a -> a.leader() == brokerId).count();
+  }
+}

@@ -1,0 +1,90 @@
+package io.felix.broker.control;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import io.felix.broker.BrokerSettings;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Derives the Pekko settings of a broker node from the {@code felix} section, so that one Felix key governs
+ * each concern: cluster provider and Artery TCP on the broker's host, the broker's id as a cluster role, the
+ * Split Brain Resolver (keep-majority, never auto-down), the failure detector, the JDBC journal with its
+ * replay filter set to fail on a second writer, and Jackson CBOR for control-plane messages.
+ * Explicit {@code pekko.*} settings in the user's config win over the derived ones.
+ */
+public final class NodeConfig {
+
+  /** The ActorSystem name every broker uses: members of one cluster must share it. */
+  public static final String SYSTEM_NAME = "felix";
+
+  private NodeConfig() {}
+
+  /**
+   * The complete config for a broker's ActorSystem.
+   *
+   * @param userConfig only what the operator wrote (a file, overrides); defaults come from reference.conf
+   */
+  public static Config derive(Config userConfig) {
+    Config explicitPekko = userConfig.hasPath("pekko") ? userConfig.withOnlyPath("pekko") : ConfigFactory.empty();
+    Config full = userConfig.withFallback(ConfigFactory.defaultReference()).resolve();
+    BrokerSettings broker = BrokerSettings.fromConfig(full);
+    ClusterSettings cluster = ClusterSettings.fromConfig(full);
+    JournalSettings journal = JournalSettings.fromConfig(full);
+
+    List<String> modules = new ArrayList<>(full.getStringList("pekko.serialization.jackson.jackson-modules"));
+    modules.add(FelixJacksonModule.class.getName());
+
+    Map<String, Object> derived = new java.util.HashMap<>();
+    derived.put("pekko.actor.provider", "cluster");
+    derived.put("pekko.loggers", List.of("org.apache.pekko.event.slf4j.Slf4jLogger"));
+    derived.put("pekko.logging-filter", "org.apache.pekko.event.slf4j.Slf4jLoggingFilter");
+    derived.put("pekko.remote.artery.transport", "tcp");
+    derived.put("pekko.remote.artery.canonical.hostname", broker.host());
+    derived.put("pekko.remote.artery.canonical.port", cluster.port());
+    derived.put("pekko.cluster.roles", List.of(broker.clusterRole()));
+    derived.put("pekko.cluster.downing-provider-class", "org.apache.pekko.cluster.sbr.SplitBrainResolverProvider");
+    derived.put("pekko.cluster.split-brain-resolver.active-strategy", "keep-majority");
+    derived.put("pekko.cluster.split-brain-resolver.stable-after", millis(cluster.sbrStableAfter()));
+    derived.put("pekko.cluster.down-removal-margin", millis(cluster.downRemovalMargin()));
+    derived.put("pekko.cluster.failure-detector.heartbeat-interval", millis(cluster.heartbeatInterval()));
+    derived.put("pekko.cluster.failure-detector.acceptable-heartbeat-pause", millis(cluster.acceptableHeartbeatPause()));
+    derived.put("pekko.cluster.jmx.multi-mbeans-in-same-jvm", "on");
+    derived.put("pekko.cluster.singleton.hand-over-retry-interval", "200ms");
+    derived.put("pekko.cluster.singleton-proxy.singleton-identification-interval", "200ms");
+    derived.put("pekko.coordinated-shutdown.exit-jvm", "off");
+
+    derived.put("pekko.persistence.journal.plugin", "jdbc-journal");
+    derived.put("pekko.persistence.snapshot-store.plugin", "jdbc-snapshot-store");
+    derived.put("jdbc-journal.use-shared-db", "slick");
+    derived.put("jdbc-snapshot-store.use-shared-db", "slick");
+    derived.put("jdbc-read-journal.use-shared-db", "slick");
+    // A second writer (two singletons after a split brain) must stop recovery, not be repaired silently.
+    derived.put("jdbc-journal.replay-filter.mode", "fail");
+    String db = "pekko-persistence-jdbc.shared-databases.slick.";
+    derived.put(db + "profile", journal.profile());
+    derived.put(db + "db.url", journal.url());
+    derived.put(db + "db.user", journal.user());
+    derived.put(db + "db.password", journal.password());
+    derived.put(db + "db.driver", journal.driver());
+    derived.put(db + "db.numThreads", journal.maxConnections());
+    derived.put(db + "db.maxConnections", journal.maxConnections());
+    derived.put(db + "db.minConnections", 1);
+
+    derived.put("pekko.serialization.jackson.jackson-modules", modules);
+    derived.put("pekko.actor.serialization-bindings.\"" + ControlMessage.class.getName() + "\"", "jackson-cbor");
+
+    Config derivedConfig = ConfigFactory.parseMap(derived, "derived from felix.*");
+    return explicitPekko.withFallback(derivedConfig).withFallback(full).resolve();
+  }
+
+  private static String millis(java.time.Duration d) {
+    return d.toMillis() + "ms";
+  }
+
+  /** Config for tests and tools: the given overrides (dotted keys) on top of the defaults. */
+  public static Config withOverrides(Map<String, ?> overrides) {
+    return derive(ConfigFactory.parseMap(overrides));
+  }
+}

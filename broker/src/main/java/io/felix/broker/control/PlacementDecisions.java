@@ -1,0 +1,209 @@
+package io.felix.broker.control;
+
+import io.felix.broker.assignment.ShardAssignment;
+import io.felix.broker.assignment.ShardId;
+import io.felix.broker.control.ControlState.BrokerRecord;
+import io.felix.broker.control.PlacementEvent.BrokerDraining;
+import io.felix.broker.control.PlacementEvent.BrokerJoined;
+import io.felix.broker.control.PlacementEvent.BrokerRemoved;
+import io.felix.broker.control.PlacementEvent.MoveStarted;
+import io.felix.broker.control.PlacementEvent.PlacementPaused;
+import io.felix.broker.control.PlacementEvent.PlacementResumed;
+import io.felix.broker.control.PlacementEvent.StreamCreated;
+import io.felix.broker.control.PlacementEvent.StreamDeleted;
+import io.felix.placement.Action;
+import io.felix.placement.ClusterSnapshot;
+import io.felix.placement.InvalidLayoutException;
+import io.felix.placement.Plan;
+import io.felix.placement.Planner;
+import io.felix.placement.Step;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * Decide: each operator command, given the current state, yields the events to persist and the reply, or a
+ * refusal that changes nothing. No I/O and no clock (the time is passed in), like Kafka's controller managers:
+ * state changes only when the events are applied.
+ */
+public final class PlacementDecisions {
+
+  /** Stream names: safe in URLs, file names and the replication-status line ({@code name:0=4,...}). */
+  public static final Pattern STREAM_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
+  public static final int MAX_SHARDS_PER_STREAM = 10_000;
+
+  /** Events to persist (possibly none) and the answer to give once they are. */
+  public record Decision(List<PlacementEvent> events, ControlReply reply) {
+    static Decision refuse(ControlReply reply) {
+      return new Decision(List.of(), reply);
+    }
+  }
+
+  private final ControlSettings settings;
+
+  public PlacementDecisions(ControlSettings settings) {
+    this.settings = settings;
+  }
+
+  public List<PlacementEvent> register(ControlState state, PlacementController.RegisterBroker r) {
+    BrokerRecord known = state.brokers().get(r.brokerId());
+    if (known != null && known.zone().equals(r.zone()) && known.maxShards() == r.maxShards()
+        && known.endpoint().equals(r.endpoint())) {
+      return List.of();
+    }
+    return List.of(new BrokerJoined(r.brokerId(), r.zone(), r.maxShards(), r.endpoint()));
+  }
+
+  public Decision createStream(ControlState state, Set<Integer> available, String name, int shards, int rf) {
+    if (name == null || !STREAM_NAME.matcher(name).matches()) {
+      return Decision.refuse(ControlReply.invalid("name: must be 1-128 letters, digits, '.', '_' or '-', starting with a"
+          + " letter or digit, got " + (name == null ? "nothing" : "'" + name + "'")));
+    }
+    if (shards < 1 || shards > MAX_SHARDS_PER_STREAM) {
+      return Decision.refuse(ControlReply.invalid("shards: must be 1.." + MAX_SHARDS_PER_STREAM + ", got " + shards));
+    }
+    if (rf < 1) {
+      return Decision.refuse(ControlReply.invalid("replication_factor: must be >= 1, got " + rf));
+    }
+    if (state.streams().containsKey(name)) {
+      return Decision.refuse(ControlReply.conflict("stream '" + name + "' already exists"));
+    }
+    long eligible = state.brokers().values().stream()
+        .filter(b -> available.contains(b.id()) && !b.draining()).count();
+    if (rf > eligible) {
+      return Decision.refuse(ControlReply.invalid("replication_factor: " + rf + " exceeds the " + eligible
+          + " live brokers that can take replicas"));
+    }
+    ClusterSnapshot snapshot = PlacementSnapshots.withNewStream(
+        PlacementSnapshots.of(state, available, settings), name, shards, rf);
+    Plan plan = Planner.plan(snapshot);
+    List<PlacementEvent> events = new ArrayList<>();
+    events.add(new StreamCreated(name, shards, rf));
+    for (Step step : plan.steps()) {
+      if (step.action() == Action.PLACE && step.group().equals(name)) {
+        events.add(PlacementSnapshots.placed(step));
+      }
+    }
+    return new Decision(events, ControlReply.done("stream '" + name + "' created with " + shards + " shards"));
+  }
+
+  public Decision deleteStream(ControlState state, String name) {
+    if (!state.streams().containsKey(name)) {
+      return Decision.refuse(ControlReply.notFound("stream '" + name + "' does not exist"));
+    }
+    return new Decision(List.of(new StreamDeleted(name)), ControlReply.done("stream '" + name + "' deleted"));
+  }
+
+  public Decision drain(ControlState state, int brokerId) {
+    BrokerRecord broker = state.brokers().get(brokerId);
+    if (broker == null) {
+      return Decision.refuse(ControlReply.notFound("broker " + brokerId + " is not known"));
+    }
+    if (broker.draining()) {
+      return Decision.refuse(ControlReply.done("broker " + brokerId + " is already draining"));
+    }
+    return new Decision(List.of(new BrokerDraining(brokerId)), ControlReply.done("broker " + brokerId + " is draining"));
+  }
+
+  public Decision remove(ControlState state, int brokerId) {
+    if (!state.brokers().containsKey(brokerId)) {
+      return Decision.refuse(ControlReply.notFound("broker " + brokerId + " is not known"));
+    }
+    long held = state.replicasOn(brokerId);
+    if (held > 0) {
+      return Decision.refuse(ControlReply.conflict("broker " + brokerId + " still holds " + held
+          + " shard replicas; drain it first (POST /v1/brokers/" + brokerId + "/drain)"));
+    }
+    return new Decision(List.of(new BrokerRemoved(brokerId)), ControlReply.done("broker " + brokerId + " removed"));
+  }
+
+  public Decision pause(ControlState state, long nowMillis) {
+    return state.paused() ? Decision.refuse(ControlReply.done("placement is already paused"))
+        : new Decision(List.of(new PlacementPaused(nowMillis)), ControlReply.done("placement paused"));
+  }
+
+  public Decision resume(ControlState state, long nowMillis) {
+    return !state.paused() ? Decision.refuse(ControlReply.done("placement is not paused"))
+        : new Decision(List.of(new PlacementResumed(nowMillis)), ControlReply.done("placement resumed"));
+  }
+
+  /** A manual leader move of {@code stream/shard} to broker {@code to}; allowed while paused. */
+  public Decision startMove(ControlState state, Set<Integer> available, String stream, int shard, int to,
+      long nowMillis) {
+    if (stream == null || !state.streams().containsKey(stream)) {
+      return Decision.refuse(ControlReply.notFound("stream '" + stream + "' does not exist"));
+    }
+    int shards = state.streams().get(stream).shards();
+    if (shard < 0 || shard >= shards) {
+      return Decision.refuse(ControlReply.invalid("shard: stream '" + stream + "' has shards 0.." + (shards - 1)
+          + ", got " + shard));
+    }
+    BrokerRecord target = state.brokers().get(to);
+    if (target == null) {
+      return Decision.refuse(ControlReply.notFound("to: broker " + to + " is not known"));
+    }
+    ShardId id = new ShardId(stream, shard);
+    ShardAssignment current = state.shards().get(id);
+    if (current == null || current.leader() == ShardAssignment.NO_LEADER) {
+      return Decision.refuse(ControlReply.conflict(id + " has no leader to move"));
+    }
+    if (current.leader() == to) {
+      return Decision.refuse(ControlReply.conflict("broker " + to + " already leads " + id));
+    }
+    if (state.moves().containsKey(id)) {
+      return Decision.refuse(ControlReply.conflict(id + " is already moving (move " + state.moves().get(id).moveId() + ")"));
+    }
+    if (!available.contains(to) || target.draining()) {
+      return Decision.refuse(ControlReply.conflict("broker " + to + " cannot take " + id + ": it is "
+          + (target.draining() ? "draining" : "not reachable")));
+    }
+    if (!available.contains(current.leader())) {
+      return Decision.refuse(ControlReply.conflict(id + ": its leader " + current.leader()
+          + " is not reachable; failover will choose a new one"));
+    }
+    if (state.moves().size() >= settings.maxConcurrentMoves()) {
+      return Decision.refuse(ControlReply.conflict("max_concurrent_moves (" + settings.maxConcurrentMoves()
+          + ") moves are already in flight"));
+    }
+    if (settings.maxMovesPerBroker() > 0) {
+      for (int b : List.of(current.leader(), to)) {
+        long busy = state.moves().values().stream().filter(m -> m.from() == b || m.to() == b).count();
+        if (busy >= settings.maxMovesPerBroker()) {
+          return Decision.refuse(ControlReply.conflict("max_moves_per_broker (" + settings.maxMovesPerBroker()
+              + ") moves already involve broker " + b));
+        }
+      }
+    }
+    boolean staged = !current.replicas().contains(to);
+    if (staged && target.maxShards() > 0 && state.replicasOn(to) >= target.maxShards()) {
+      return Decision.refuse(ControlReply.conflict("broker " + to + " is at its max_shards (" + target.maxShards() + ")"));
+    }
+    long moveId = state.nextMoveId();
+    return new Decision(
+        List.of(new MoveStarted(moveId, id, current.leader(), to, staged, "manual", nowMillis)),
+        ControlReply.done("move " + moveId + " of " + id + " from broker " + current.leader() + " to " + to + " started"));
+  }
+
+  /** One placement pass over the live cluster: new shards placed, planned moves started. */
+  public record Pass(List<PlacementEvent> events, Plan plan) {}
+
+  public Pass pass(ControlState state, Set<Integer> available, long nowMillis) {
+    Plan plan;
+    try {
+      plan = Planner.plan(PlacementSnapshots.of(state, available, settings));
+    } catch (InvalidLayoutException e) {
+      throw new IllegalStateException("the placement state is not a valid layout: " + e.getMessage(), e);
+    }
+    List<PlacementEvent> events = new ArrayList<>();
+    long moveId = state.nextMoveId();
+    for (Step step : plan.steps()) {
+      if (step.action() == Action.PLACE) {
+        events.add(PlacementSnapshots.placed(step));
+      } else if (step.action() == Action.MOVE && !state.moves().containsKey(new ShardId(step.group(), step.shard()))) {
+        events.add(PlacementSnapshots.moveStarted(step, state, moveId++, nowMillis));
+      }
+    }
+    return new Pass(events, plan);
+  }
+}

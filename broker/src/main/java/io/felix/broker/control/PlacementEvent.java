@@ -1,0 +1,54 @@
+package io.felix.broker.control;
+
+import io.felix.broker.assignment.BrokerEndpoint;
+import io.felix.broker.assignment.ShardId;
+import java.util.List;
+
+/**
+ * What the placement singleton decided, in the past tense. The singleton's state is a fold of these
+ * ({@link ControlState#apply}), so a singleton restarted on another broker recovers exactly what was decided.
+ * Stored with Jackson CBOR (see {@link ControlMessage}); add fields only with defaults, never rename.
+ */
+public sealed interface PlacementEvent extends ControlMessage {
+
+  /** A broker announced itself (first time, or again with changed endpoints, zone or cap). */
+  record BrokerJoined(int brokerId, String zone, int maxShards, BrokerEndpoint endpoint) implements PlacementEvent {}
+
+  /** An operator asked for every shard to be moved off the broker; it takes nothing new. */
+  record BrokerDraining(int brokerId) implements PlacementEvent {}
+
+  /** A drained broker was removed from the cluster's broker list. */
+  record BrokerRemoved(int brokerId) implements PlacementEvent {}
+
+  record StreamCreated(String stream, int shards, int replicationFactor) implements PlacementEvent {}
+
+  /** Its replicas stop and delete their data once they see a table without the stream. */
+  record StreamDeleted(String stream) implements PlacementEvent {}
+
+  /** A new shard got its replica set and first leader (epoch 1). */
+  record ShardPlaced(ShardId shard, List<Integer> replicas, int leader, long epoch) implements PlacementEvent {}
+
+  /** Failover: the replicas of a majority were fenced at {@code epoch} and {@code leader} holds every committed record. */
+  record LeaderPromoted(ShardId shard, int leader, long epoch, int previousLeader) implements PlacementEvent {}
+
+  /**
+   * A move began. {@code staged}: {@code to} holds no replica and receives a full copy as a learner first.
+   * {@code from} may be the leader (a leader move) or a follower (a drain moving a follower off).
+   */
+  record MoveStarted(long moveId, ShardId shard, int from, int to, boolean staged, String reason, long atMillis)
+      implements PlacementEvent {}
+
+  /** The shard's leader was told to stop taking appends at {@code epoch}: the destination now catches up. */
+  record MoveFenced(ShardId shard, long epoch) implements PlacementEvent {}
+
+  /** Cut-over: the shard has {@code replicas} and {@code leader} at {@code epoch}. */
+  record MoveCompleted(ShardId shard, List<Integer> replicas, int leader, long epoch, long atMillis)
+      implements PlacementEvent {}
+
+  /** The move was given up; the old leader leads again at {@code epoch}. */
+  record MoveAborted(ShardId shard, long epoch, String reason, long atMillis) implements PlacementEvent {}
+
+  record PlacementPaused(long atMillis) implements PlacementEvent {}
+
+  record PlacementResumed(long atMillis) implements PlacementEvent {}
+}

@@ -1,0 +1,195 @@
+package io.felix.broker.control;
+
+import io.felix.broker.assignment.ShardAssignment;
+import io.felix.broker.assignment.ShardId;
+import io.felix.broker.control.ControlState.MoveRecord;
+import io.felix.broker.control.PlacementEvent.LeaderPromoted;
+import io.felix.broker.control.PlacementEvent.MoveAborted;
+import io.felix.broker.control.PlacementEvent.MoveCompleted;
+import io.felix.broker.control.PlacementEvent.MoveFenced;
+import io.felix.broker.control.ReplicaProbe.ReplicaReport;
+import io.felix.placement.Planner;
+import io.felix.placement.Step;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+
+/**
+ * The singleton's conversations with replicas: failover rounds and move progress. Each call to
+ * {@link #progress} sends the fences and describes that are due and returns the events that the answers so far
+ * justify; it never changes the decided state itself (the caller persists the events).
+ *
+ * <p>Failover (fence first, then choose, as Raft does): a shard whose leader has been unreachable for the
+ * failover timeout gets {@code epoch = current + 1}; every reachable replica is fenced at it. Once a majority of
+ * the replica set has answered (the lost leader counts as silent), no old leader can commit anything, and the
+ * answering replicas with the greatest (last epoch, log end) hold every committed record (any committed record
+ * is on a majority, which meets the answering majority). The library's promotion rule chooses among those.
+ *
+ * <p>Move: the destination (a learner when staged) catches up from the leader; once it lags by at most
+ * {@code move-catch-up-lag} records the leader is fenced at {@code epoch + 1} ({@link MoveFenced}) and stops
+ * taking appends while still shipping what it has; once the destination's log end reaches the fenced leader's,
+ * the cut-over is decided ({@link MoveCompleted}). A move past its timeout is aborted, at a new epoch if the
+ * leader was fenced, so the old leader resumes. A move of a follower (a drain) fences the leader too: without
+ * joint consensus, a replica set may only change when the new member holds every record the old set may have
+ * committed, and a fenced leader commits nothing new. The write pause is the fence-to-cut-over time.
+ */
+final class ReplicaRounds {
+
+  /** One answer from a replica; {@code fenceEpoch} 0 for a describe. */
+  record Answer(ReplicaReport report, long fenceEpoch, long atMillis) {}
+
+  private record Failover(long epoch, long startedAtMillis) {}
+
+  private final ControlSettings settings;
+  private final ReplicaProbe probe;
+  private final Logger log;
+  private final Map<ShardId, Failover> failovers = new HashMap<>();
+  private final Map<ShardId, Map<Integer, Answer>> answers = new HashMap<>();
+  private final Map<ShardId, Long> askedAt = new HashMap<>();
+
+  ReplicaRounds(ControlSettings settings, ReplicaProbe probe, Logger log) {
+    this.settings = settings;
+    this.probe = probe;
+    this.log = log;
+  }
+
+  void answered(ReplicaReport report, long fenceEpoch, long nowMillis) {
+    answers.computeIfAbsent(report.shard(), id -> new HashMap<>())
+        .put(report.brokerId(), new Answer(report, fenceEpoch, nowMillis));
+  }
+
+  boolean failingOver(ShardId id) {
+    return failovers.containsKey(id);
+  }
+
+  /**
+   * @param lostSince when each unreachable broker was last seen reachable (brokers not listed are reachable)
+   */
+  List<PlacementEvent> progress(ControlState state, Set<Integer> available, Map<Integer, Long> lostSince,
+      long nowMillis) {
+    List<PlacementEvent> events = new ArrayList<>();
+    for (ShardAssignment a : state.shards().values()) {
+      Long lost = a.leader() == ShardAssignment.NO_LEADER ? Long.valueOf(0) : lostSince.get(a.leader());
+      if (lost != null && nowMillis - lost >= settings.failoverTimeout().toMillis()) {
+        events.addAll(failover(state, a, available, nowMillis));
+      } else {
+        failovers.remove(a.id());
+      }
+    }
+    for (MoveRecord move : state.moves().values()) {
+      ShardAssignment a = state.shards().get(move.shard());
+      if (a != null && !failovers.containsKey(a.id())) {
+        events.addAll(advance(move, a, available, nowMillis));
+      }
+    }
+    answers.keySet().removeIf(id -> !failovers.containsKey(id) && !state.moves().containsKey(id));
+    askedAt.keySet().removeIf(id -> !failovers.containsKey(id) && !state.moves().containsKey(id));
+    return events;
+  }
+
+  private List<PlacementEvent> failover(ControlState state, ShardAssignment a, Set<Integer> available, long now) {
+    MoveRecord move = state.moves().get(a.id());
+    long epoch = Math.max(a.leaderEpoch(), move == null ? 0 : move.fenceEpoch()) + 1;
+    Failover round = failovers.get(a.id());
+    if (round == null || round.epoch() != epoch || now - round.startedAtMillis() > settings.replicaTimeout().toMillis()) {
+      failovers.put(a.id(), new Failover(epoch, now));
+      answers.remove(a.id());
+      for (int b : a.replicas()) {
+        if (b != a.leader() && available.contains(b)) {
+          probe.fence(b, a.id(), epoch);
+        }
+      }
+      return List.of();
+    }
+    List<ReplicaReport> fenced = answers.getOrDefault(a.id(), Map.of()).values().stream()
+        .filter(x -> x.fenceEpoch() == epoch && x.atMillis() >= round.startedAtMillis())
+        .map(Answer::report)
+        .filter(r -> r.hosted() && !r.failed() && r.brokerId() != a.leader())
+        .toList();
+    if (fenced.size() < a.quorumSize()) {
+      return List.of();
+    }
+    ReplicaReport best = fenced.stream().max(ReplicaReport::compareLog).orElseThrow();
+    Set<Integer> inSync = fenced.stream().filter(r -> r.compareLog(best) == 0).map(ReplicaReport::brokerId)
+        .collect(Collectors.toSet());
+    Optional<Step> step = Planner.promote(PlacementSnapshots.of(state, available, settings), a.id().stream(),
+        a.id().shard(), inSync);
+    if (step.isEmpty()) {
+      log.warn("Shard {} has no live replica among {} holding every committed record; it stays down", a.id(), inSync);
+      return List.of();
+    }
+    failovers.remove(a.id());
+    List<PlacementEvent> events = new ArrayList<>();
+    if (move != null) {
+      events.add(new MoveAborted(a.id(), epoch, "leader " + a.leader() + " was lost", now));
+    }
+    events.add(new LeaderPromoted(a.id(), step.get().to(), epoch, a.leader()));
+    log.info("Shard {}: leader {} lost; {} of {} replicas fenced at epoch {}, broker {} promoted (log end {}, last epoch {})",
+        a.id(), a.leader(), fenced.size(), a.replicas().size(), epoch, step.get().to(), best.logEndOffset(),
+        best.lastEpoch());
+    return events;
+  }
+
+  private List<PlacementEvent> advance(MoveRecord move, ShardAssignment a, Set<Integer> available, long now) {
+    if (now - move.startedAtMillis() > settings.moveTimeout().toMillis()) {
+      long epoch = move.fenceEpoch() > 0 ? move.fenceEpoch() + 1 : a.leaderEpoch();
+      log.warn("Move {} of {} from {} to {} did not finish within {}; aborted, leader {} resumes at epoch {}",
+          move.moveId(), move.shard(), move.from(), move.to(), settings.moveTimeout(), a.leader(), epoch);
+      return List.of(new MoveAborted(a.id(), epoch, "timed out after " + settings.moveTimeout().toMillis() + " ms", now));
+    }
+    int leader = a.leader();
+    if (!available.contains(leader) || !available.contains(move.to())) {
+      return List.of();
+    }
+    Map<Integer, Answer> seen = answers.getOrDefault(a.id(), Map.of());
+    Answer fromLeader = seen.get(leader);
+    Answer fromDestination = seen.get(move.to());
+    if (move.fenceEpoch() == 0) {
+      if (fresh(fromLeader, now) && fresh(fromDestination, now) && fromDestination.report().hosted()
+          && fromDestination.report().logEndOffset() >= fromLeader.report().logEndOffset() - settings.moveCatchUpLag()) {
+        long epoch = a.leaderEpoch() + 1;
+        log.info("Move {} of {}: broker {} caught up to {} of {} records; fencing leader {} at epoch {}",
+            move.moveId(), a.id(), move.to(), fromDestination.report().logEndOffset(),
+            fromLeader.report().logEndOffset(), leader, epoch);
+        return List.of(new MoveFenced(a.id(), epoch));
+      }
+      ask(a.id(), now, () -> {
+        probe.describe(leader, a.id());
+        probe.describe(move.to(), a.id());
+      });
+      return List.of();
+    }
+    if (fromLeader != null && fromLeader.fenceEpoch() == move.fenceEpoch() && fresh(fromLeader, now)
+        && fresh(fromDestination, now) && fromDestination.atMillis() >= fromLeader.atMillis()
+        && fromDestination.report().logEndOffset() >= fromLeader.report().logEndOffset()) {
+      ShardAssignment after = PlacementSnapshots.finished(a, move, move.fenceEpoch());
+      log.info("Move {} of {}: broker {} holds all {} records; cut over to leader {} at epoch {}, replicas {} ({} ms)",
+          move.moveId(), a.id(), move.to(), fromLeader.report().logEndOffset(), after.leader(), after.leaderEpoch(),
+          after.replicas(), now - move.startedAtMillis());
+      return List.of(new MoveCompleted(a.id(), after.replicas(), after.leader(), after.leaderEpoch(), now));
+    }
+    ask(a.id(), now, () -> {
+      probe.fence(leader, a.id(), move.fenceEpoch());
+      probe.describe(move.to(), a.id());
+    });
+    return List.of();
+  }
+
+  private boolean fresh(Answer answer, long now) {
+    return answer != null && now - answer.atMillis() <= 2 * settings.replicaTimeout().toMillis();
+  }
+
+  /** At most one round of questions per shard in flight: the next goes out once answers could have come back. */
+  private void ask(ShardId id, long now, Runnable questions) {
+    Long last = askedAt.get(id);
+    if (last == null || now - last >= 50) {
+      askedAt.put(id, now);
+      questions.run();
+    }
+  }
+}

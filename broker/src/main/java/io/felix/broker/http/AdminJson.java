@@ -1,0 +1,147 @@
+package io.felix.broker.http;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.felix.broker.assignment.ShardAssignment;
+import io.felix.broker.control.ControlState;
+import io.felix.broker.control.ControlState.BrokerRecord;
+import io.felix.broker.control.ControlState.MoveRecord;
+import io.felix.broker.control.ControlState.StreamRecord;
+import io.felix.broker.control.ControlView;
+import java.util.Map;
+
+/** The admin API's JSON documents, rendered from the singleton's view (snake_case field names). */
+final class AdminJson {
+
+  private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
+
+  private AdminJson() {}
+
+  static ArrayNode brokers(ControlView view) {
+    ArrayNode out = JSON.arrayNode();
+    ControlState state = view.state();
+    for (BrokerRecord b : state.brokers().values()) {
+      ObjectNode node = out.addObject();
+      node.put("id", b.id());
+      if (b.zone().isEmpty()) {
+        node.putNull("zone");
+      } else {
+        node.put("zone", b.zone());
+      }
+      node.put("state", !view.available().contains(b.id()) ? "down" : b.draining() ? "draining" : "live");
+      if (b.maxShards() > 0) {
+        node.put("max_shards", b.maxShards());
+      } else {
+        node.putNull("max_shards");
+      }
+      node.put("host", b.endpoint().host());
+      node.put("client_address", b.endpoint().clientAddress());
+      node.put("client_port", b.endpoint().clientPort());
+      node.put("replication_port", b.endpoint().replicationPort());
+      node.put("admin_port", b.endpoint().adminPort());
+      node.put("leaders", state.leadersOn(b.id()));
+      node.put("replicas", state.replicasOn(b.id()));
+    }
+    return out;
+  }
+
+  static ArrayNode streams(ControlState state) {
+    ArrayNode out = JSON.arrayNode();
+    state.streams().values().forEach(s -> stream(out.addObject(), s));
+    return out;
+  }
+
+  private static ObjectNode stream(ObjectNode node, StreamRecord s) {
+    node.put("name", s.name());
+    node.put("shards", s.shards());
+    node.put("replication_factor", s.replicationFactor());
+    return node;
+  }
+
+  /**
+   * @param commitOffsets each shard's commit offset as its leader reported it; a shard missing here is shown
+   *     with {@code commit_offset: null} (its leader did not answer in time)
+   */
+  static ObjectNode streamDetail(ControlState state, StreamRecord s, Map<Integer, Long> commitOffsets) {
+    ObjectNode node = stream(JSON.objectNode(), s);
+    ArrayNode shards = node.putArray("shard_assignments");
+    for (ShardAssignment a : state.shardsOf(s.name())) {
+      ObjectNode shard = shards.addObject();
+      shard.put("shard", a.id().shard());
+      shard.put("leader", a.leader());
+      a.replicas().forEach(shard.putArray("replicas")::add);
+      ArrayNode learners = shard.putArray("learners");
+      MoveRecord move = state.moves().get(a.id());
+      if (move != null && move.staged()) {
+        learners.add(move.to());
+      }
+      shard.put("epoch", a.leaderEpoch());
+      Long commit = commitOffsets.get(a.id().shard());
+      if (commit == null) {
+        shard.putNull("commit_offset");
+      } else {
+        shard.put("commit_offset", commit);
+      }
+    }
+    return node;
+  }
+
+  static ObjectNode placement(ControlView view) {
+    ObjectNode node = JSON.objectNode();
+    node.put("strategy", view.strategy());
+    node.put("paused", view.state().paused());
+    node.put("max_concurrent_moves", view.maxConcurrentMoves());
+    if (view.maxMovesPerBroker() > 0) {
+      node.put("max_moves_per_broker", view.maxMovesPerBroker());
+    } else {
+      node.putNull("max_moves_per_broker");
+    }
+    node.put("placement_interval_ms", view.placementIntervalMillis());
+    node.put("moves_in_flight", view.state().moves().size());
+    ObjectNode pass = node.putObject("last_pass");
+    pass.put("at_ms", view.lastPass().atMillis());
+    pass.put("trigger", view.lastPass().trigger());
+    view.lastPass().planned().forEach(pass.putArray("planned")::add);
+    view.lastPass().leaderless().forEach(pass.putArray("leaderless")::add);
+    return node;
+  }
+
+  /** Moves in flight, then at most {@code recentKept} finished ones, newest first. */
+  static ObjectNode moves(ControlState state, long nowMillis, int recentKept) {
+    ObjectNode node = JSON.objectNode();
+    ArrayNode inFlight = node.putArray("in_flight");
+    state.moves().values().forEach(m -> move(inFlight.addObject(), m, nowMillis));
+    ArrayNode recent = node.putArray("recent");
+    int oldest = Math.max(0, state.recentMoves().size() - recentKept);
+    for (int i = state.recentMoves().size() - 1; i >= oldest; i--) {
+      move(recent.addObject(), state.recentMoves().get(i), nowMillis);
+    }
+    return node;
+  }
+
+  private static void move(ObjectNode node, MoveRecord m, long nowMillis) {
+    node.put("id", m.moveId());
+    node.put("stream", m.shard().stream());
+    node.put("shard", m.shard().shard());
+    node.put("from", m.from());
+    node.put("to", m.to());
+    node.put("staged", m.staged());
+    node.put("reason", m.reason());
+    boolean inFlight = m.state().equals("in-flight");
+    node.put("state", inFlight ? (m.fenceEpoch() > 0 ? "catching-up-fenced" : "copying") : m.state());
+    node.put("started_at_ms", m.startedAtMillis());
+    node.put("duration_ms", (inFlight ? nowMillis : m.endedAtMillis()) - m.startedAtMillis());
+    if (!m.detail().isEmpty()) {
+      node.put("detail", m.detail());
+    }
+  }
+
+  static ObjectNode message(String text) {
+    return JSON.objectNode().put("message", text);
+  }
+
+  static ObjectNode error(String text) {
+    return JSON.objectNode().put("error", text);
+  }
+}

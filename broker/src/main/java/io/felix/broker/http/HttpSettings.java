@@ -1,0 +1,23 @@
+package io.felix.broker.http;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigException;
+import java.time.Duration;
+
+/** The admin HTTP server, from {@code felix.http}. */
+public record HttpSettings(String host, int port, Duration singletonTimeout) {
+
+  public HttpSettings {
+    if (port < 0 || port > 65535) {
+      throw new ConfigException.BadValue("felix.http.port", "must be 0..65535, got " + port);
+    }
+    if (singletonTimeout.isNegative() || singletonTimeout.isZero()) {
+      throw new ConfigException.BadValue("felix.http.singleton-timeout", "must be > 0, got " + singletonTimeout);
+    }
+  }
+
+  public static HttpSettings fromConfig(Config config) {
+    Config c = config.getConfig("felix.http");
+    return new HttpSettings(c.getString("host"), c.getInt("port"), c.getDuration("singleton-timeout"));
+  }
+}

@@ -1,0 +1,209 @@
+package io.felix.broker;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import io.felix.client.ClientSettings;
+import io.felix.client.FelixClient;
+import io.felix.protocol.client.Acks;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.BooleanSupplier;
+import org.apache.pekko.cluster.MemberStatus;
+import org.apache.pekko.cluster.typed.Cluster;
+
+/**
+ * Several real brokers in this JVM: their own ActorSystems on 127.0.0.1 (port 0), one in-memory H2 journal
+ * shared by all (as a database server would be), admin HTTP on port 0. Brokers are stopped youngest first.
+ */
+public final class BrokerCluster implements AutoCloseable {
+
+  private static final ObjectMapper MAPPER = new ObjectMapper();
+  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+  private final String journalUrl = "jdbc:h2:mem:felix-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1";
+  private final Map<String, Object> overrides;
+  private final Path dataRoot;
+  private final List<Broker> brokers = new ArrayList<>();
+
+  public record Reply(int status, String body) {
+    public JsonNode json() {
+      try {
+        return MAPPER.readTree(body);
+      } catch (IOException e) {
+        throw new AssertionError("not JSON: " + body, e);
+      }
+    }
+  }
+
+  public BrokerCluster(Map<String, Object> overrides) {
+    this.overrides = new HashMap<>(overrides);
+    try {
+      this.dataRoot = Files.createTempDirectory("felix-cluster");
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** Starts brokers 0..n-1 and waits until all are up members. */
+  public static BrokerCluster start(int n, Map<String, Object> overrides) {
+    BrokerCluster cluster = new BrokerCluster(overrides);
+    for (int i = 0; i < n; i++) {
+      cluster.add(i, "");
+    }
+    cluster.awaitUp(n);
+    return cluster;
+  }
+
+  public Broker add(int id, String zone) {
+    Map<String, Object> config = new HashMap<>(overrides);
+    config.put("felix.broker.id", id);
+    config.put("felix.broker.zone", zone);
+    config.put("felix.broker.data-dir", dataRoot.resolve("broker-" + id).toString());
+    config.put("felix.cluster.port", 0);
+    config.put("felix.broker.client-port", 0);
+    config.put("felix.broker.replication-port", 0);
+    config.put("felix.http.port", 0);
+    config.putIfAbsent("felix.persistence.url", journalUrl);
+    config.putIfAbsent("felix.control.placement-interval", "500ms");
+    Config user = ConfigFactory.parseMap(config);
+    Broker broker = Broker.start(user);
+    Broker seed = live().isEmpty() ? broker : live().get(0);
+    broker.join(seed.address());
+    brokers.add(broker);
+    return broker;
+  }
+
+  public Path dataDir(int brokerId) {
+    return dataRoot.resolve("broker-" + brokerId);
+  }
+
+  public List<Broker> live() {
+    return brokers.stream().filter(b -> !b.system().getWhenTerminated().toCompletableFuture().isDone()).toList();
+  }
+
+  public Broker broker(int id) {
+    return live().stream().filter(b -> b.id() == id).findFirst().orElseThrow();
+  }
+
+  public void awaitUp(int members) {
+    await(Duration.ofSeconds(20), "all brokers up members", () -> live().stream().allMatch(b -> {
+      var state = Cluster.get(b.system()).state();
+      int up = 0;
+      for (var m : state.getMembers()) {
+        if (m.status().equals(MemberStatus.up())) {
+          up++;
+        }
+      }
+      return up == members;
+    }));
+  }
+
+  /** The broker that currently hosts the placement singleton: the oldest up member. */
+  public Broker singletonHost() {
+    Broker any = live().get(0);
+    var oldest = Cluster.get(any.system()).state().getMembers();
+    org.apache.pekko.cluster.Member first = null;
+    for (var m : oldest) {
+      if (m.status().equals(MemberStatus.up()) && (first == null || m.isOlderThan(first))) {
+        first = m;
+      }
+    }
+    var address = first.address();
+    return live().stream().filter(b -> b.address().equals(address)).findFirst().orElseThrow();
+  }
+
+  public Reply get(Broker via, String path) {
+    return send(via, HttpRequest.newBuilder(uri(via, path)).GET());
+  }
+
+  public Reply post(Broker via, String path, String json) {
+    return send(via, HttpRequest.newBuilder(uri(via, path)).header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString(json)));
+  }
+
+  public Reply delete(Broker via, String path) {
+    return send(via, HttpRequest.newBuilder(uri(via, path)).DELETE());
+  }
+
+  private URI uri(Broker via, String path) {
+    return URI.create("http://127.0.0.1:" + via.adminPort() + path);
+  }
+
+  private Reply send(Broker via, HttpRequest.Builder request) {
+    try {
+      HttpResponse<String> response = http.send(request.timeout(Duration.ofSeconds(15)).build(),
+          HttpResponse.BodyHandlers.ofString());
+      return new Reply(response.statusCode(), response.body());
+    } catch (IOException | InterruptedException e) {
+      throw new AssertionError("HTTP to broker " + via.id() + " failed: " + e, e);
+    }
+  }
+
+  /** Waits until every live broker answers GET /ready with 200 (up member, holds a table). */
+  public void awaitReady() {
+    await(Duration.ofSeconds(20), "every broker ready", () -> live().stream().allMatch(b -> get(b, "/ready").status() == 200));
+  }
+
+  /** A cluster-mode client bootstrapped from every live broker; quorum acks; ambiguous failures not retried. */
+  public FelixClient client() {
+    String bootstrap = String.join(",", live().stream().map(b -> b.endpoint().clientAddress()).toList());
+    return new FelixClient(ClientSettings.builder(bootstrap)
+        .acks(Acks.QUORUM)
+        .linger(Duration.ofMillis(1))
+        .retries(100)
+        .retryBackoffMax(Duration.ofMillis(200))
+        .metadataMaxAge(Duration.ofSeconds(1))
+        .connectTimeout(Duration.ofSeconds(1))
+        .requestTimeout(Duration.ofSeconds(5))
+        .ackTimeout(Duration.ofSeconds(3))
+        .deliveryTimeout(Duration.ofSeconds(60))
+        .build());
+  }
+
+  /** Polls the condition every 50 ms until true, failing with {@code what} after {@code timeout}. */
+  public static void await(Duration timeout, String what, BooleanSupplier condition) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        fail("timed out after " + timeout + " waiting for " + what);
+      }
+      try {
+        Thread.sleep(50);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        fail("interrupted waiting for " + what);
+      }
+    }
+  }
+
+  public void stop(Broker broker) {
+    broker.close();
+  }
+
+  @Override
+  public void close() {
+    List<Broker> running = new ArrayList<>(live());
+    for (int i = running.size() - 1; i >= 0; i--) {
+      running.get(i).close();
+    }
+    try (var paths = Files.walk(dataRoot)) {
+      paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      // a leftover temporary directory is harmless
+    }
+  }
+}

@@ -1,0 +1,93 @@
+package io.felix.broker.control;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.typesafe.config.ConfigFactory;
+import io.felix.broker.assignment.BrokerEndpoint;
+import io.felix.broker.assignment.ShardAssignment;
+import io.felix.broker.assignment.ShardId;
+import io.felix.broker.control.PlacementDecisions.Decision;
+import io.felix.broker.control.PlacementEvent.BrokerJoined;
+import io.felix.broker.control.PlacementEvent.MoveStarted;
+import io.felix.broker.control.PlacementEvent.ShardPlaced;
+import io.felix.broker.control.PlacementEvent.StreamCreated;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** Decide, then apply: each decision is checked by its events, then by the state they fold into. */
+class PlacementDecisionsTest {
+
+  static final ControlSettings SETTINGS = ControlSettings.fromConfig(ConfigFactory.defaultReference());
+  final PlacementDecisions decisions = new PlacementDecisions(SETTINGS);
+
+  static ControlState threeBrokers() {
+    ControlState state = ControlState.EMPTY;
+    for (int id = 0; id < 3; id++) {
+      state = state.apply(new BrokerJoined(id, "", 0, new BrokerEndpoint(id, "127.0.0.1", 7000 + id, 7100 + id, 8000 + id)));
+    }
+    return state;
+  }
+
+  static ControlState replay(ControlState state, List<PlacementEvent> events) {
+    for (PlacementEvent event : events) {
+      state = state.apply(event);
+    }
+    return state;
+  }
+
+  @Test
+  void newTwelveShardStreamIsPlacedFourFourFourAtEpochOne() {
+    Decision decision = decisions.createStream(threeBrokers(), Set.of(0, 1, 2), "perf-quorum", 12, 3);
+    assertEquals(13, decision.events().size());
+    assertEquals(new StreamCreated("perf-quorum", 12, 3), decision.events().get(0));
+    ControlState state = replay(threeBrokers(), decision.events());
+    for (int broker = 0; broker < 3; broker++) {
+      assertEquals(4, state.leadersOn(broker), "broker " + broker);
+      assertEquals(12, state.replicasOn(broker));
+    }
+    for (PlacementEvent event : decision.events().subList(1, 13)) {
+      assertEquals(1, ((ShardPlaced) event).epoch());
+    }
+    assertEquals(3 + 13, state.tableVersion());
+    assertEquals(12, state.table().shards().size());
+  }
+
+  @Test
+  void refusedCommandsDecideNoEvents() {
+    ControlState state = replay(threeBrokers(), decisions.createStream(threeBrokers(), Set.of(0, 1, 2), "s", 3, 3).events());
+    assertRefused(decisions.createStream(state, Set.of(0, 1, 2), "s", 3, 3), ControlReply.Refusal.CONFLICT);
+    assertRefused(decisions.createStream(state, Set.of(0, 1), "t", 3, 3), ControlReply.Refusal.INVALID);
+    assertRefused(decisions.deleteStream(state, "nope"), ControlReply.Refusal.NOT_FOUND);
+    assertRefused(decisions.remove(state, 1), ControlReply.Refusal.CONFLICT);
+    assertRefused(decisions.drain(state, 5), ControlReply.Refusal.NOT_FOUND);
+    ShardAssignment s0 = state.shards().get(new ShardId("s", 0));
+    assertRefused(decisions.startMove(state, Set.of(0, 1, 2), "s", 0, s0.leader(), 1), ControlReply.Refusal.CONFLICT);
+    int other = (s0.leader() + 1) % 3;
+    assertRefused(decisions.startMove(state, Set.of(s0.leader()), "s", 0, other, 1), ControlReply.Refusal.CONFLICT);
+  }
+
+  @Test
+  void manualMoveToAReplicaIsATransferAndRespectsTheConcurrencyLimit() {
+    ControlState state = replay(threeBrokers(), decisions.createStream(threeBrokers(), Set.of(0, 1, 2), "s", 3, 3).events());
+    ShardAssignment s0 = state.shards().get(new ShardId("s", 0));
+    int to = (s0.leader() + 1) % 3;
+    Decision move = decisions.startMove(state, Set.of(0, 1, 2), "s", 0, to, 42);
+    assertEquals(List.of(new MoveStarted(1, s0.id(), s0.leader(), to, false, "manual", 42)), move.events());
+    state = replay(state, move.events());
+    ShardAssignment s1 = state.shards().get(new ShardId("s", 1));
+    assertRefused(decisions.startMove(state, Set.of(0, 1, 2), "s", 1, (s1.leader() + 1) % 3, 43),
+        ControlReply.Refusal.CONFLICT);
+    // Paused placement plans no moves, yet the manual move stays in flight.
+    state = replay(state, decisions.pause(state, 44).events());
+    assertTrue(state.paused());
+    assertEquals(1, state.moves().size());
+  }
+
+  private static void assertRefused(Decision decision, ControlReply.Refusal refusal) {
+    assertEquals(List.of(), decision.events());
+    assertEquals(refusal, assertInstanceOf(ControlReply.Rejected.class, decision.reply()).refusal());
+  }
+}

@@ -1,0 +1,68 @@
+package io.felix.broker.control;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.felix.broker.Broker;
+import io.felix.broker.BrokerCluster;
+import io.felix.broker.BrokerCluster.Reply;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The production journal: PostgreSQL, schema applied at start from the plugin's shipped SQL, snapshots taken
+ * every few events, and a singleton that moves to another broker recovering from them. Skipped only where no
+ * PostgreSQL server is installed (CI installs one).
+ */
+class PostgresJournalTest {
+
+  @Test
+  void placementStateSurvivesAHandOverOnThePostgresJournalWithSnapshots() throws Exception {
+    Optional<Path> bin = PrivatePostgres.binaries();
+    assumeTrue(bin.isPresent(), "no PostgreSQL server installed under /usr/lib/postgresql");
+    try (PrivatePostgres pg = PrivatePostgres.start(bin.get());
+         BrokerCluster cluster = BrokerCluster.start(2, Map.of(
+             "felix.persistence.url", pg.url(),
+             "felix.persistence.user", "postgres",
+             "felix.persistence.driver", "org.postgresql.Driver",
+             "felix.persistence.profile", "slick.jdbc.PostgresProfile$",
+             "felix.persistence.schema", "postgres",
+             "felix.control.snapshot-every", 5))) {
+      Broker host = cluster.singletonHost();
+      Broker other = cluster.live().stream().filter(b -> b != host).findFirst().orElseThrow();
+      BrokerCluster.await(Duration.ofSeconds(20), "2 brokers registered", () -> {
+        Reply r = cluster.get(other, "/v1/brokers");
+        return r.status() == 200 && r.json().size() == 2;
+      });
+      for (String name : new String[] {"p1", "p2", "p3"}) {
+        assertEquals(200, cluster.post(other, "/v1/streams",
+            "{\"name\":\"" + name + "\",\"shards\":4,\"replication_factor\":2}").status());
+      }
+      String layout = cluster.get(other, "/v1/replication-status").body();
+
+      try (Connection db = DriverManager.getConnection(pg.url(), "postgres", "")) {
+        assertEquals(true, count(db, "select count(*) from event_journal where persistence_id = 'felix-placement'") >= 17);
+        assertEquals(true, count(db, "select count(*) from snapshot where persistence_id = 'felix-placement'") >= 1);
+      }
+
+      cluster.stop(host);
+      BrokerCluster.await(Duration.ofSeconds(30), "the singleton answering on the other broker",
+          () -> cluster.get(other, "/v1/streams").status() == 200);
+      assertEquals(layout, cluster.get(other, "/v1/replication-status").body());
+      assertEquals(3, cluster.get(other, "/v1/streams").json().size());
+    }
+  }
+
+  private static long count(Connection db, String sql) throws Exception {
+    try (ResultSet rs = db.createStatement().executeQuery(sql)) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+}

@@ -1,0 +1,65 @@
+package io.felix.broker.control;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.felix.broker.assignment.ShardAssignment;
+import io.felix.broker.assignment.ShardId;
+import io.felix.broker.control.PlacementEvent.LeaderPromoted;
+import io.felix.broker.control.ReplicaProbe.ReplicaReport;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Fence first, then choose: a failover round fences every reachable replica at epoch + 1 and promotes, once a
+ * majority answered, a replica with the greatest (last epoch, log end) - never before a majority answered.
+ */
+class ReplicaRoundsTest {
+
+  /** Records what the rounds asked for; answers are fed back by the test as the directories would. */
+  static final class AskedFences implements ReplicaProbe {
+    final List<String> asked = new ArrayList<>();
+
+    @Override
+    public boolean fence(int brokerId, ShardId shard, long epoch) {
+      asked.add("fence " + brokerId + " " + shard + " @" + epoch);
+      return true;
+    }
+
+    @Override
+    public boolean describe(int brokerId, ShardId shard) {
+      asked.add("describe " + brokerId + " " + shard);
+      return true;
+    }
+  }
+
+  @Test
+  void failoverWaitsForAMajorityOfFencesThenPromotesTheReplicaHoldingMost() {
+    ControlState state = PlacementDecisionsTest.threeBrokers();
+    state = PlacementDecisionsTest.replay(state, new PlacementDecisions(PlacementDecisionsTest.SETTINGS)
+        .createStream(state, Set.of(0, 1, 2), "s", 1, 3).events());
+    ShardAssignment a = state.shards().get(new ShardId("s", 0));
+    int lost = a.leader();
+    List<Integer> survivors = a.replicas().stream().filter(b -> b != lost).toList();
+    AskedFences probe = new AskedFences();
+    ReplicaRounds rounds = new ReplicaRounds(PlacementDecisionsTest.SETTINGS, probe, LoggerFactory.getLogger("test"));
+    Set<Integer> available = Set.copyOf(survivors);
+    Map<Integer, Long> lostSince = Map.of(lost, 0L);
+    long now = PlacementDecisionsTest.SETTINGS.failoverTimeout().toMillis() + 1;
+
+    assertEquals(List.of(), rounds.progress(state, available, lostSince, now));
+    assertEquals(List.of("fence " + survivors.get(0) + " s/0 @2", "fence " + survivors.get(1) + " s/0 @2"), probe.asked);
+
+    // One answer of three replicas is no majority: nothing is decided.
+    rounds.answered(new ReplicaReport(a.id(), survivors.get(0), true, "fenced", 1, 40, 38, false), 2, now);
+    assertEquals(List.of(), rounds.progress(state, available, lostSince, now + 10));
+
+    // The second survivor holds more of epoch 1: it holds every committed record and is promoted at epoch 2.
+    rounds.answered(new ReplicaReport(a.id(), survivors.get(1), true, "fenced", 1, 45, 38, false), 2, now + 20);
+    assertEquals(List.of(new LeaderPromoted(a.id(), survivors.get(1), 2, lost)),
+        rounds.progress(state, available, lostSince, now + 30));
+  }
+}

@@ -1,0 +1,127 @@
+package io.felix.broker.http;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.typesafe.config.ConfigFactory;
+import io.felix.broker.Broker;
+import io.felix.broker.BrokerCluster;
+import io.felix.broker.BrokerCluster.Reply;
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** Every kind of bad request gets its status and a JSON error naming the problem, and changes nothing. */
+class AdminApiErrorsTest {
+
+  static BrokerCluster cluster;
+  static Broker via;
+
+  @BeforeAll
+  static void start() {
+    cluster = BrokerCluster.start(3, Map.of());
+    via = cluster.broker(2);
+    BrokerCluster.await(Duration.ofSeconds(20), "3 brokers registered", () -> {
+      Reply r = cluster.get(via, "/v1/brokers");
+      return r.status() == 200 && r.json().size() == 3;
+    });
+    assertEquals(200, cluster.post(via, "/v1/streams", "{\"name\":\"events\",\"shards\":3,\"replication_factor\":3}").status());
+  }
+
+  @AfterAll
+  static void stop() {
+    cluster.close();
+  }
+
+  @Test
+  void badRequestsOfEachKindGetTheirStatusAndChangeNothing() {
+    String streamsBefore = cluster.get(via, "/v1/streams").body();
+    String layoutBefore = cluster.get(via, "/v1/streams/events").body();
+    String brokersBefore = cluster.get(via, "/v1/brokers").body();
+    String movesBefore = cluster.get(via, "/v1/shard-moves").body();
+
+    // 400: malformed body, missing or mistyped field, invalid value - each naming the field.
+    expect(400, "malformed JSON", cluster.post(via, "/v1/streams", "{\"name\": "));
+    expect(400, "JSON object", cluster.post(via, "/v1/streams", "[1,2]"));
+    expect(400, "name: required", cluster.post(via, "/v1/streams", "{\"shards\":3,\"replication_factor\":3}"));
+    expect(400, "shards: required", cluster.post(via, "/v1/streams", "{\"name\":\"x\",\"shards\":\"3\",\"replication_factor\":3}"));
+    expect(400, "shards: must be 1..", cluster.post(via, "/v1/streams", "{\"name\":\"x\",\"shards\":0,\"replication_factor\":3}"));
+    expect(400, "replication_factor: 4 exceeds the 3 live brokers",
+        cluster.post(via, "/v1/streams", "{\"name\":\"x\",\"shards\":3,\"replication_factor\":4}"));
+    expect(400, "replication_factor: must be >= 1",
+        cluster.post(via, "/v1/streams", "{\"name\":\"x\",\"shards\":3,\"replication_factor\":0}"));
+    expect(400, "name: must be", cluster.post(via, "/v1/streams", "{\"name\":\"a/b\",\"shards\":3,\"replication_factor\":1}"));
+    expect(400, "broker id: must be an integer", cluster.delete(via, "/v1/brokers/abc"));
+    expect(400, "shard: stream 'events' has shards 0..2, got 7",
+        cluster.post(via, "/v1/shard-moves", "{\"stream\":\"events\",\"shard\":7,\"to\":1}"));
+    expect(400, "to: required", cluster.post(via, "/v1/shard-moves", "{\"stream\":\"events\",\"shard\":0}"));
+    expect(400, "unknown broker state 'sleepy'", cluster.post(via, "/v1/placement/simulate",
+        "{\"brokers\":[{\"id\":0,\"state\":\"sleepy\"}],\"groups\":[]}"));
+
+    // 404: unknown stream or broker.
+    expect(404, "stream 'nope' does not exist", cluster.get(via, "/v1/streams/nope"));
+    expect(404, "stream 'nope' does not exist", cluster.delete(via, "/v1/streams/nope"));
+    expect(404, "broker 9 is not known", cluster.post(via, "/v1/brokers/9/drain", ""));
+    expect(404, "broker 9 is not known", cluster.delete(via, "/v1/brokers/9"));
+    expect(404, "stream 'nope' does not exist",
+        cluster.post(via, "/v1/shard-moves", "{\"stream\":\"nope\",\"shard\":0,\"to\":1}"));
+    expect(404, "to: broker 9 is not known",
+        cluster.post(via, "/v1/shard-moves", "{\"stream\":\"events\",\"shard\":0,\"to\":9}"));
+
+    // 409: a name that exists, a broker still holding shards, a move to the current leader.
+    expect(409, "stream 'events' already exists",
+        cluster.post(via, "/v1/streams", "{\"name\":\"events\",\"shards\":3,\"replication_factor\":3}"));
+    expect(409, "still holds 3 shard replicas", cluster.delete(via, "/v1/brokers/0"));
+    int leader = cluster.get(via, "/v1/streams/events").json().get("shard_assignments").get(0).get("leader").asInt();
+    expect(409, "already leads events/0",
+        cluster.post(via, "/v1/shard-moves", "{\"stream\":\"events\",\"shard\":0,\"to\":" + leader + "}"));
+
+    assertEquals(streamsBefore, cluster.get(via, "/v1/streams").body());
+    assertEquals(layoutBefore, cluster.get(via, "/v1/streams/events").body());
+    assertEquals(brokersBefore, cluster.get(via, "/v1/brokers").body());
+    assertEquals(movesBefore, cluster.get(via, "/v1/shard-moves").body());
+  }
+
+  @Test
+  void simulateAnswersWithTheLibrarysJsonForTheLiveClusterAndForAPostedLayout() {
+    JsonNode live = cluster.post(via, "/v1/placement/simulate", "").json();
+    assertTrue(live.get("converged").asBoolean(), live.toString());
+    assertEquals(0, live.get("steps").size(), "a level cluster plans nothing: " + live);
+    assertEquals(3, live.get("final").get("assignments").size());
+
+    Reply posted = cluster.post(via, "/v1/placement/simulate", """
+        {"brokers": [{"id": 0}, {"id": 1}, {"id": 2}],
+         "groups": [{"name": "perf-quorum", "shards": 12, "replication_factor": 3}]}""");
+    assertEquals(200, posted.status(), posted.body());
+    JsonNode leaders = posted.json().get("leaders").get("groups").get("perf-quorum");
+    assertEquals(4, leaders.get("0").asInt());
+    assertEquals(4, leaders.get("1").asInt());
+    assertEquals(4, leaders.get("2").asInt());
+  }
+
+  @Test
+  void brokerOutsideAnyClusterIsNotReadyAndAnswers503() {
+    try (Broker lonely = Broker.start(ConfigFactory.parseMap(Map.of(
+        "felix.broker.id", 7, "felix.cluster.port", 0, "felix.http.port", 0, "felix.http.singleton-timeout", "500ms",
+        "felix.persistence.url", "jdbc:h2:mem:lonely-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1")))) {
+      Reply health = cluster.get(lonely, "/health");
+      assertEquals(200, health.status());
+      expect(503, "not yet an up member", cluster.get(lonely, "/ready"));
+      expect(503, "did not answer within 500 ms", cluster.get(lonely, "/v1/streams"));
+      expect(503, "did not answer within 500 ms",
+          cluster.post(lonely, "/v1/streams", "{\"name\":\"x\",\"shards\":1,\"replication_factor\":1}"));
+    }
+    Reply ready = cluster.get(via, "/ready");
+    assertEquals(200, ready.status(), ready.body());
+  }
+
+  private static void expect(int status, String errorPart, Reply reply) {
+    assertEquals(status, reply.status(), reply.body());
+    String error = reply.json().get("error").asText();
+    assertTrue(error.contains(errorPart), "error '" + error + "' should contain '" + errorPart + "'");
+  }
+}

@@ -98,6 +98,18 @@ class FailoverTest {
           .thenComparingLong(ReplicaStatus::logEndOffset)).orElseThrow();
       assertEquals(1, chosen.brokerId(), "broker 1 holds every acknowledged record");
       brokers.apply(table(brokers, 1, 2));
+
+      // The new leader's epoch marker (offset 3010) commits on its own; a fetch there finds no record but must
+      // point past the marker, or a consumer that reads to the commit offset would ask for the same gap for ever.
+      TestBrokers.await("the epoch-2 marker commits", Duration.ofSeconds(20),
+          () -> brokers.describe(1, SHARD).commitOffset() == 3011);
+      try (RawClient raw = new RawClient(brokers.endpoint(1).host(), brokers.endpoint(1).clientPort())) {
+        Response r = raw.call(Request.newBuilder().setFetch(FetchRequest.newBuilder().setStream(SHARD.stream())
+            .setShard(0).setOffset(3010).setMaxBytes(1 << 20).setMaxWaitMs(0)));
+        assertEquals(0, r.getFetch().getBatchesCount(), "an epoch marker is never sent to consumers");
+        assertEquals(3011, r.getFetch().getCommitOffset());
+        assertEquals(3011, r.getFetch().getNextOffset(), "the answer steps over the marker");
+      }
       produce(brokers.clientAddress(1), "after-failover", 1000, acknowledged, Acks.QUORUM);
 
       // The old leader returns: it must drop its 50 unacknowledged records and follow.

@@ -52,8 +52,11 @@ final class LocalCluster implements AutoCloseable {
     for (int i = 0; i < count; i++) {
       seeds.add("\"pekko://felix@" + HOST + ":" + ports[i][3] + "\"");
     }
-    List<Broker> started = new ArrayList<>();
+    List<Broker> started = new java.util.concurrent.CopyOnWriteArrayList<>();
     LocalCluster cluster = new LocalCluster(started);
+    // Ctrl-C or a crash of the bench must not leave broker processes behind.
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> started.forEach(b -> b.process().destroy()),
+        "bench-brokers-stop"));
     try {
       for (int i = 0; i < count; i++) {
         Path brokerDir = Files.createDirectories(dir.resolve("broker" + i));

@@ -64,6 +64,8 @@ final class Launcher implements AutoCloseable {
     builder.environment().put("FELIX_BROKER_CLASSPATH",
         System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")));
     builder.environment().put("FELIX_BROKER_HEAP", "384m");
+    // Should this JVM die before close() runs 'local down', the brokers go with it.
+    builder.environment().put("FELIX_WATCH_PID", Long.toString(ProcessHandle.current().pid()));
     builder.environment().put("JAVA", Path.of(System.getProperty("java.home"), "bin", "java").toString());
     Process p = builder.start();
     if (!p.waitFor(180, TimeUnit.SECONDS)) {

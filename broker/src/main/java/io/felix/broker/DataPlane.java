@@ -41,7 +41,7 @@ public final class DataPlane implements AutoCloseable {
   private final BrokerSettings broker;
   private final FlushScheduler flusher;
   private final ReplicaRegistry registry;
-  private final ReplicationTransport transport;
+  private final TcpReplicationTransport transport;
   private final ProduceForwarder forwarder;
   private final ClientListener clientListener;
   private final ActorRef<ReplicaDirectory.Command> directory;
@@ -105,6 +105,11 @@ public final class DataPlane implements AutoCloseable {
   /** Bytes of frames this broker sent to other brokers (replication and forwarding). */
   public long replicationBytesSent() {
     return transport.bytesSent();
+  }
+
+  /** Aborts this broker's replication connections as a network failure would (they reconnect). For tests. */
+  void abortReplicationConnections(String reason) {
+    transport.abortConnections(reason);
   }
 
   /** Stops the listeners and every replica (closing its log); the ActorSystem keeps running. */

@@ -49,19 +49,15 @@ class DataPlaneClusterTest {
   private static final int RECORDS = 100_000;
   private static final int SHARDS = 3;
 
+  private static final List<String> STREAMS =
+      List.of("cluster-mode", "plain-mode", "protocol", "epochs", "resilience", "retired");
+
   private TestBrokers brokers;
 
   @BeforeAll
   void startCluster(@TempDir Path dir) {
     brokers = new TestBrokers(dir, 3, "");
-    List<ShardAssignment> shards = new ArrayList<>();
-    for (String stream : List.of("cluster-mode", "plain-mode", "protocol", "epochs")) {
-      for (int s = 0; s < SHARDS; s++) {
-        shards.add(new ShardAssignment(new ShardId(stream, s), List.of(0, 1, 2), List.of(), s % 3, 1));
-      }
-    }
-    brokers.apply(brokers.table(Map.of("cluster-mode", SHARDS, "plain-mode", SHARDS, "protocol", SHARDS,
-        "epochs", SHARDS), shards));
+    brokers.apply(tableOf(STREAMS));
     for (int b = 0; b < 3; b++) {
       int broker = b;
       TestBrokers.await("broker " + b + " hosts its replicas", Duration.ofSeconds(20), () ->
@@ -72,6 +68,80 @@ class DataPlaneClusterTest {
   @AfterAll
   void stopCluster() {
     brokers.close();
+  }
+
+  /** Every stream named with SHARDS shards, replicas 0, 1, 2, shard s led by broker s % 3 at epoch 1. */
+  private io.felix.broker.assignment.AssignmentTable tableOf(List<String> streams) {
+    List<ShardAssignment> shards = new ArrayList<>();
+    Map<String, Integer> counts = new java.util.HashMap<>();
+    for (String stream : streams) {
+      counts.put(stream, SHARDS);
+      for (int s = 0; s < SHARDS; s++) {
+        shards.add(new ShardAssignment(new ShardId(stream, s), List.of(0, 1, 2), List.of(), s % 3, 1));
+      }
+    }
+    // A staged copy: broker 2 learns the log of a shard replicated by 0 and 1.
+    counts.put("learners", 1);
+    shards.add(new ShardAssignment(new ShardId("learners", 0), List.of(0, 1), List.of(2), 0, 1));
+    return brokers.table(counts, shards);
+  }
+
+  @Test
+  void aStreamDroppedFromTheTableIsRetiredAndItsDataDeletedOnEveryBroker() throws Exception {
+    ShardId gone = new ShardId("retired", 1);
+    try (RawClient raw = new RawClient(brokers.endpoint(1).host(), brokers.endpoint(1).clientPort())) {
+      assertEquals(ErrorCode.NONE, raw.call(Request.newBuilder().setProduce(ProduceRequest.newBuilder()
+          .setStream("retired").setShard(1).setRecords(oneRecord("soon gone")))).getError().getCode());
+    }
+    for (int b = 0; b < 3; b++) {
+      assertTrue(java.nio.file.Files.isDirectory(brokers.dataDir(b).resolve("retired-1")));
+    }
+    brokers.apply(tableOf(STREAMS.stream().filter(s -> !s.equals("retired")).toList()));
+    for (int b = 0; b < 3; b++) {
+      int broker = b;
+      TestBrokers.await("broker " + b + " deleted retired-1", Duration.ofSeconds(20),
+          () -> !java.nio.file.Files.exists(brokers.dataDir(broker).resolve("retired-1")));
+      assertEquals(ReplicaStatus.notHosted(gone, b), brokers.describe(b, gone));
+    }
+    try (RawClient raw = new RawClient(brokers.endpoint(1).host(), brokers.endpoint(1).clientPort())) {
+      assertEquals(ErrorCode.UNKNOWN_STREAM, raw.call(Request.newBuilder().setProduce(ProduceRequest.newBuilder()
+          .setStream("retired").setShard(1).setRecords(oneRecord("too late")))).getError().getCode());
+    }
+  }
+
+  @Test
+  void replicationSurvivesBrokerToBrokerConnectionsAbortedMidProduction() throws Exception {
+    int records = 30_000;
+    List<List<byte[]>> expected = new ArrayList<>();
+    for (int s = 0; s < SHARDS; s++) {
+      expected.add(new ArrayList<>());
+    }
+    try (FelixClient client = new FelixClient(ClientSettings.builder(brokers.clientAddress(0))
+        .linger(Duration.ofMillis(2)).batchSizeBytes(16 * 1024).build())) {
+      List<CompletableFuture<RecordMetadata>> acks = new ArrayList<>(records);
+      for (int i = 0; i < records; i++) {
+        if (i % 5_000 == 2_500) {
+          brokers.plane(i / 5_000 % 3).abortReplicationConnections("test: connection loss mid-production");
+        }
+        byte[] value = value("resilience", i);
+        expected.get(i % SHARDS).add(value);
+        acks.add(client.produce("resilience", i % SHARDS, null, value, List.of()));
+        if (i % 1_000 == 999) {
+          Thread.sleep(20); // spread production over the aborts
+        }
+      }
+      CompletableFuture.allOf(acks.toArray(new CompletableFuture<?>[0])).get(120, TimeUnit.SECONDS);
+      for (int s = 0; s < SHARDS; s++) {
+        List<FetchedRecord> read = readAll(client, "resilience", s, expected.get(s).size());
+        assertEquals(expected.get(s).size(), read.size());
+        for (int j = 0; j < read.size(); j++) {
+          assertArrayEquals(expected.get(s).get(j), read.get(j).value(), "shard " + s + " record " + j);
+        }
+      }
+    }
+    for (int s = 0; s < SHARDS; s++) {
+      assertFollowersHoldTheLeadersLogUpToTheCommitOffset(new ShardId("resilience", s));
+    }
   }
 
   @Test
@@ -194,6 +264,64 @@ class DataPlaneClusterTest {
       assertEquals(1, r.getError().getLeaderId());
       assertEquals(brokers.clientAddress(1), r.getError().getLeaderAddress());
       assertEquals(0, brokers.describe(2, new ShardId("protocol", 1)).logEndOffset(), "nothing appended");
+    }
+  }
+
+  @Test
+  void aFetchAtTheCommitOffsetWaitsForTheNextCommittedRecordThenAnswersAtOnce() throws Exception {
+    try (RawClient consumer = new RawClient(brokers.endpoint(2).host(), brokers.endpoint(2).clientPort());
+        RawClient producer = new RawClient(brokers.endpoint(2).host(), brokers.endpoint(2).clientPort())) {
+      Response first = producer.call(Request.newBuilder().setProduce(ProduceRequest.newBuilder().setStream("protocol")
+          .setShard(2).setRecords(oneRecord("first"))));
+      long next = first.getProduce().getBaseOffset() + 1;
+      long started = System.nanoTime();
+      Response empty = consumer.call(Request.newBuilder().setFetch(FetchRequest.newBuilder().setStream("protocol")
+          .setShard(2).setOffset(next).setMaxBytes(4096).setMaxWaitMs(300)));
+      long waitedMs = (System.nanoTime() - started) / 1_000_000;
+      assertEquals(0, empty.getFetch().getBatchesCount());
+      assertTrue(waitedMs >= 290, "an empty fetch waits max_wait_ms, waited " + waitedMs);
+
+      CompletableFuture<Response> parked = CompletableFuture.supplyAsync(() -> {
+        try {
+          return consumer.call(Request.newBuilder().setFetch(FetchRequest.newBuilder().setStream("protocol")
+              .setShard(2).setOffset(next).setMaxBytes(4096).setMaxWaitMs(20_000)));
+        } catch (java.io.IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
+      });
+      Thread.sleep(200);
+      assertTrue(!parked.isDone(), "the fetch waits while nothing is committed at its offset");
+      started = System.nanoTime();
+      producer.call(Request.newBuilder().setProduce(ProduceRequest.newBuilder().setStream("protocol").setShard(2)
+          .setRecords(oneRecord("second"))));
+      Response woken = parked.get(10, TimeUnit.SECONDS);
+      assertTrue((System.nanoTime() - started) / 1_000_000 < 5_000, "answered as soon as the record committed");
+      assertEquals(next, woken.getFetch().getBatches(0).getBaseOffset());
+      assertEquals("second", RecordLists.decode(woken.getFetch().getBatches(0).getRecords()).getRecords(0)
+          .getValue().toStringUtf8());
+    }
+  }
+
+  @Test
+  void aLearnerReceivesTheLogButNeverCountsTowardTheQuorum() throws Exception {
+    ShardId id = new ShardId("learners", 0); // replicas 0 (leader) and 1, learner 2
+    try (RawClient raw = new RawClient(brokers.endpoint(0).host(), brokers.endpoint(0).clientPort())) {
+      for (int i = 0; i < 10; i++) {
+        assertEquals(ErrorCode.NONE, raw.call(Request.newBuilder().setProduce(ProduceRequest.newBuilder()
+            .setStream("learners").setShard(0).setRecords(oneRecord("staged-" + i)))).getError().getCode());
+      }
+      TestBrokers.await("the learner holds the leader's log", Duration.ofSeconds(20),
+          () -> brokers.describe(2, id).logEndOffset() == 10);
+      assertEquals("learner", brokers.describe(2, id).role());
+
+      brokers.fence(1, id, 2); // the only other voter stops following epoch 1
+      Response r = raw.call(Request.newBuilder().setProduce(ProduceRequest.newBuilder().setStream("learners")
+          .setShard(0).setRecords(oneRecord("needs a quorum")).setTimeoutMs(700)));
+      assertTrue(r.getError().getCode() == ErrorCode.TIMEOUT || r.getError().getCode() == ErrorCode.NOT_ENOUGH_REPLICAS,
+          r.getError().toString());
+      TestBrokers.await("the learner stored the record", Duration.ofSeconds(20),
+          () -> brokers.describe(2, id).logEndOffset() == 11);
+      assertEquals(10, brokers.describe(0, id).commitOffset(), "the learner's copy committed nothing");
     }
   }
 

@@ -19,7 +19,9 @@ import io.felix.client.FetchResult;
 import io.felix.client.FetchedRecord;
 import io.felix.client.RecordMetadata;
 import io.felix.protocol.RecordLists;
+import io.felix.protocol.client.Acks;
 import io.felix.protocol.client.ErrorCode;
+import io.felix.protocol.client.FetchRequest;
 import io.felix.protocol.client.ProduceRequest;
 import io.felix.protocol.client.Record;
 import io.felix.protocol.client.Request;
@@ -55,13 +57,18 @@ class FailoverTest {
       throws Exception {
     List<byte[]> acknowledged = new ArrayList<>();
     long commitOffset;
-    try (TestBrokers brokers = new TestBrokers(dir, 3, "")) {
+    try (TestBrokers brokers = new TestBrokers(dir, 3, "felix.replication.isr-max-lag-time = 1 s\n")) {
       brokers.apply(table(brokers, 0, 1));
-      produce(brokers.clientAddress(0), "first", 2000, acknowledged);
+      produce(brokers.clientAddress(0), "first", 2000, acknowledged, Acks.QUORUM);
 
-      // One follower down: quorum (2 of 3) still acknowledges.
+      // One follower down: quorum (2 of 3) still acknowledges, and `all` does too once the stopped follower has
+      // left the in-sync set (isr-max-lag-time, 1 s here): it waits for in-sync replicas only.
       brokers.stop(2);
-      produce(brokers.clientAddress(0), "one-follower-down", 1000, acknowledged);
+      produce(brokers.clientAddress(0), "one-follower-down", 1000, acknowledged, Acks.QUORUM);
+      long allStarted = System.nanoTime();
+      produce(brokers.clientAddress(0), "acks-all", 10, acknowledged, Acks.ALL);
+      assertTrue(System.nanoTime() - allStarted < TimeUnit.SECONDS.toNanos(8), "acks=all did not wait for the stopped"
+          + " follower beyond the in-sync lag bound");
 
       // The control plane starts a failover: broker 1 is fenced at epoch 2, so the leader can no longer reach a
       // quorum. What it appends now is never acknowledged.
@@ -73,7 +80,13 @@ class FailoverTest {
         assertTrue(r.getError().getCode() == ErrorCode.TIMEOUT
             || r.getError().getCode() == ErrorCode.NOT_ENOUGH_REPLICAS, r.getError().toString());
       }
-      assertEquals(3050, brokers.describe(0, SHARD).logEndOffset(), "the old leader holds an unacknowledged suffix");
+      assertEquals(3060, brokers.describe(0, SHARD).logEndOffset(), "the old leader holds an unacknowledged suffix");
+      try (RawClient raw = new RawClient(brokers.endpoint(0).host(), brokers.endpoint(0).clientPort())) {
+        Response r = raw.call(Request.newBuilder().setFetch(FetchRequest.newBuilder().setStream(SHARD.stream())
+            .setShard(0).setOffset(3010).setMaxBytes(1 << 20).setMaxWaitMs(200)));
+        assertEquals(0, r.getFetch().getBatchesCount(), "consumers never see records beyond the commit offset");
+        assertEquals(3010, r.getFetch().getCommitOffset());
+      }
       brokers.stop(0);
 
       // Broker 2 comes back (on its old data) and is fenced too: with 1 and 2 a majority has answered.
@@ -85,7 +98,19 @@ class FailoverTest {
           .thenComparingLong(ReplicaStatus::logEndOffset)).orElseThrow();
       assertEquals(1, chosen.brokerId(), "broker 1 holds every acknowledged record");
       brokers.apply(table(brokers, 1, 2));
-      produce(brokers.clientAddress(1), "after-failover", 1000, acknowledged);
+
+      // The new leader's epoch marker (offset 3010) commits on its own; a fetch there finds no record but must
+      // point past the marker, or a consumer that reads to the commit offset would ask for the same gap for ever.
+      TestBrokers.await("the epoch-2 marker commits", Duration.ofSeconds(20),
+          () -> brokers.describe(1, SHARD).commitOffset() == 3011);
+      try (RawClient raw = new RawClient(brokers.endpoint(1).host(), brokers.endpoint(1).clientPort())) {
+        Response r = raw.call(Request.newBuilder().setFetch(FetchRequest.newBuilder().setStream(SHARD.stream())
+            .setShard(0).setOffset(3010).setMaxBytes(1 << 20).setMaxWaitMs(0)));
+        assertEquals(0, r.getFetch().getBatchesCount(), "an epoch marker is never sent to consumers");
+        assertEquals(3011, r.getFetch().getCommitOffset());
+        assertEquals(3011, r.getFetch().getNextOffset(), "the answer steps over the marker");
+      }
+      produce(brokers.clientAddress(1), "after-failover", 1000, acknowledged, Acks.QUORUM);
 
       // The old leader returns: it must drop its 50 unacknowledged records and follow.
       brokers.start(0);
@@ -98,7 +123,7 @@ class FailoverTest {
         });
       });
       commitOffset = brokers.describe(1, SHARD).commitOffset();
-      assertEquals(4001, commitOffset, "4000 acknowledged records and the epoch-2 marker");
+      assertEquals(4011, commitOffset, "4010 acknowledged records and the epoch-2 marker");
 
       List<FetchedRecord> read = readAll(brokers.clientAddress(1));
       assertEquals(acknowledged.size(), read.size());
@@ -109,6 +134,28 @@ class FailoverTest {
     byte[] leaderLog = logBytes(1, commitOffset);
     assertArrayEquals(leaderLog, logBytes(0, commitOffset), "the old leader's log equals the new leader's");
     assertArrayEquals(leaderLog, logBytes(2, commitOffset), "the restarted follower's log equals the leader's");
+
+    // Damage inside durable data: the replica must refuse to serve rather than serve bad bytes.
+    Path segment;
+    try (java.util.stream.Stream<Path> files = java.nio.file.Files.list(dir.resolve("broker-2").resolve("failover-0"))) {
+      segment = files.filter(f -> f.getFileName().toString().endsWith(".log")).findFirst().orElseThrow();
+    }
+    try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(segment,
+        java.nio.file.StandardOpenOption.READ, java.nio.file.StandardOpenOption.WRITE)) {
+      ByteBuffer one = ByteBuffer.allocate(1);
+      ch.read(one, 1000);
+      one.put(0, (byte) (one.get(0) ^ 0x5a)).rewind();
+      ch.write(one, 1000);
+    }
+    try (TestBrokers again = new TestBrokers(dir, 0, "")) {
+      again.start(2);
+      again.apply(table(again, 1, 2));
+      TestBrokers.await("broker 2 reports its replica", Duration.ofSeconds(20),
+          () -> again.describe(2, SHARD).hosted());
+      ReplicaStatus failed = again.describe(2, SHARD);
+      assertTrue(failed.failed(), "a replica whose durable log is corrupt is marked failed: " + failed);
+      assertEquals("failed", failed.role());
+    }
   }
 
   private static io.felix.broker.assignment.AssignmentTable table(TestBrokers brokers, int leader, long epoch) {
@@ -116,18 +163,18 @@ class FailoverTest {
         List.of(new ShardAssignment(SHARD, REPLICAS, List.of(), leader, epoch)));
   }
 
-  private static void produce(String bootstrap, String prefix, int count, List<byte[]> acknowledged)
+  private static void produce(String bootstrap, String prefix, int count, List<byte[]> acknowledged, Acks acks)
       throws Exception {
     try (FelixClient client = new FelixClient(ClientSettings.builder(bootstrap).linger(Duration.ofMillis(2))
-        .build())) {
+        .acks(acks).build())) {
       List<byte[]> values = new ArrayList<>();
-      List<CompletableFuture<RecordMetadata>> acks = new ArrayList<>();
+      List<CompletableFuture<RecordMetadata>> futures = new ArrayList<>();
       for (int i = 0; i < count; i++) {
         byte[] value = (prefix + "-" + i).getBytes(StandardCharsets.UTF_8);
         values.add(value);
-        acks.add(client.produce(SHARD.stream(), 0, null, value, List.of()));
+        futures.add(client.produce(SHARD.stream(), 0, null, value, List.of()));
       }
-      CompletableFuture.allOf(acks.toArray(new CompletableFuture<?>[0])).get(60, TimeUnit.SECONDS);
+      CompletableFuture.allOf(futures.toArray(new CompletableFuture<?>[0])).get(60, TimeUnit.SECONDS);
       acknowledged.addAll(values);
     }
   }

@@ -244,6 +244,8 @@ public final class FelixClient implements AutoCloseable {
         next = at + 1;
       }
     }
+    // The broker's next_offset also steps over epoch markers, which it never sends.
+    next = Math.max(next, fetch.getNextOffset());
     return new FetchResult(stream, shard, List.copyOf(records), next, fetch.getCommitOffset(),
         fetch.getLogStartOffset());
   }

@@ -89,6 +89,17 @@ class FetchTest {
   }
 
   @Test
+  void aFetchThatCrossedOnlyAnEpochMarkerMovesNextOffsetPastIt() throws Exception {
+    ScriptedBroker b = broker(1);
+    b.script(e -> e.reply(e.request.hasMetadata()
+        ? ScriptedBroker.metadata("s", List.of(b.brokerAddress()), 1)
+        : Response.newBuilder().setFetch(FetchResponse.newBuilder().setCommitOffset(8).setNextOffset(8))));
+    FetchResult r = client(b).fetch("s", 0, 7, 1024, 0).join();
+    assertEquals(List.of(), r.records());
+    assertEquals(8, r.nextOffset());
+  }
+
+  @Test
   void fetchFollowsNotLeaderToTheNewLeader() throws Exception {
     ScriptedBroker first = broker(1);
     ScriptedBroker second = broker(2);

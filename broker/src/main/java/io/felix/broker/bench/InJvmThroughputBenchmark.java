@@ -101,12 +101,14 @@ public final class InJvmThroughputBenchmark {
       long end = measureFrom + TimeUnit.SECONDS.toNanos(seconds);
       long ackedAtMeasure = -1;
       long bytesAtMeasure = 0;
+      long cpuAtMeasure = 0;
       int shard = 0;
       while (System.nanoTime() < end) {
         long now = System.nanoTime();
         if (ackedAtMeasure < 0 && now >= measureFrom) {
           ackedAtMeasure = acked.get();
           bytesAtMeasure = replicatedBytes(planes);
+          cpuAtMeasure = processCpuNanos();
           latency.reset();
         }
         window.acquire();
@@ -124,6 +126,7 @@ public final class InJvmThroughputBenchmark {
       }
       long measuredAcked = acked.get() - ackedAtMeasure;
       long replicated = replicatedBytes(planes) - bytesAtMeasure;
+      double cpuMs = (processCpuNanos() - cpuAtMeasure) / 1e6;
       Histogram h = latency.getIntervalHistogram();
       double recordsPerSecond = measuredAcked / (double) seconds;
       System.out.printf("Felix in-JVM benchmark: 3 brokers, RF 3, %d shards, %d-byte records, acks %s, %d s measured "
@@ -132,6 +135,8 @@ public final class InJvmThroughputBenchmark {
       System.out.printf("  acknowledged: %,d records = %,.0f records/s = %.1f MB/s of record values (failed: %d)%n",
           measuredAcked, recordsPerSecond, recordsPerSecond * recordBytes / 1e6, failed.get());
       System.out.printf("  replication traffic: %.1f MB/s (all broker-to-broker frames)%n", replicated / 1e6 / seconds);
+      System.out.printf("  CPU of the whole JVM (3 brokers and the client): %.1f CPU-ms per MiB of record values, "
+          + "%.2f cores busy%n", cpuMs / (measuredAcked * (double) recordBytes / (1 << 20)), cpuMs / 1000 / seconds);
       System.out.printf("  produce latency (produce() to ack): p50 %.2f ms, p99 %.2f ms, p99.9 %.2f ms, max %.2f ms%n",
           h.getValueAtPercentile(50) / 1000.0, h.getValueAtPercentile(99) / 1000.0,
           h.getValueAtPercentile(99.9) / 1000.0, h.getMaxValue() / 1000.0);
@@ -148,6 +153,11 @@ public final class InJvmThroughputBenchmark {
 
   private static long replicatedBytes(List<DataPlane> planes) {
     return planes.stream().mapToLong(DataPlane::replicationBytesSent).sum();
+  }
+
+  private static long processCpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+        .getOperatingSystemMXBean()).getProcessCpuTime();
   }
 
   private static int arg(String[] args, int i, int fallback) {

@@ -94,6 +94,7 @@ public final class ClientListener implements AutoCloseable {
     Request request;
     try {
       CodedInputStream in = CodedInputStream.newInstance(body.asByteBuffer());
+      in.enableAliasing(true); // the records stay a view of this frame (immutable), not a second copy
       in.setRecursionLimit(RECURSION_LIMIT);
       in.setSizeLimit(body.size());
       request = Request.parseFrom(in);

@@ -1,7 +1,7 @@
 package io.felix.broker.replication;
 
 import com.google.protobuf.CodedOutputStream;
-import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.CodedInputStream;
 import io.felix.broker.assignment.BrokerEndpoint;
 import io.felix.protocol.replication.PeerHello;
 import io.felix.protocol.replication.ReplicationFrame;
@@ -49,6 +49,8 @@ public final class TcpReplicationTransport implements ReplicationTransport {
   private final ReplicationSettings settings;
   private final Inbound inbound;
   private final SharedKillSwitch killSwitch = KillSwitches.shared("replication-transport");
+  /** Ends the connections open now (not the listener); replaced by a fresh one each time it is used. */
+  private volatile SharedKillSwitch connectionSwitch = KillSwitches.shared("replication-connections");
   private final Map<Integer, BrokerEndpoint> peers = new ConcurrentHashMap<>();
   private final Map<Integer, BoundedSourceQueue<ByteString>> links = new ConcurrentHashMap<>();
   private final Map<Integer, Boolean> dialling = new ConcurrentHashMap<>();
@@ -125,6 +127,17 @@ public final class TcpReplicationTransport implements ReplicationTransport {
     return bytesSent.get();
   }
 
+  /**
+   * Aborts every broker-to-broker connection open now, as a network failure would; the diallers reconnect with
+   * their backoff. For failure tests and operators.
+   */
+  public void abortConnections(String reason) {
+    SharedKillSwitch old = connectionSwitch;
+    connectionSwitch = KillSwitches.shared("replication-connections");
+    log.info("broker {}: aborting its replication connections: {}", selfId, reason);
+    old.abort(new java.io.IOException("replication connections aborted: " + reason));
+  }
+
   @Override
   public void close() {
     closed = true;
@@ -153,8 +166,11 @@ public final class TcpReplicationTransport implements ReplicationTransport {
     return Framing.lengthField(4, 0, settings.maxFrameSize() + 4, ByteOrder.BIG_ENDIAN)
         .map(bytes -> {
           try {
-            return ReplicationFrame.parseFrom(bytes.drop(4).asByteBuffer());
-          } catch (InvalidProtocolBufferException e) {
+            CodedInputStream in = CodedInputStream.newInstance(bytes.drop(4).toArrayUnsafe());
+            in.enableAliasing(true); // record batches stay views of the frame, not copies
+            in.setSizeLimit(bytes.size());
+            return ReplicationFrame.parseFrom(in);
+          } catch (IOException e) {
             throw new IllegalStateException("unparseable replication frame of " + bytes.size() + " bytes", e);
           }
         });
@@ -178,7 +194,7 @@ public final class TcpReplicationTransport implements ReplicationTransport {
     }), Keep.right());
     Pair<CompletionStage<Done>, BoundedSourceQueue<ByteString>> mat = connection.handleWith(
         Flow.fromSinkAndSourceCoupledMat(in, Source.<ByteString>queue(settings.sendQueueFrames()), Keep.both())
-            .via(killSwitch.flow()),
+            .via(killSwitch.flow()).via(connectionSwitch.flow()),
         system);
     queueReady.complete(mat.second());
     mat.first().whenComplete((done, failure) -> {
@@ -198,6 +214,7 @@ public final class TcpReplicationTransport implements ReplicationTransport {
     BrokerEndpoint e = peers.get(peerId);
     Pair<BoundedSourceQueue<ByteString>, CompletionStage<Done>> mat = Source.<ByteString>queue(settings.sendQueueFrames())
         .via(killSwitch.flow())
+        .via(connectionSwitch.flow())
         .via(Tcp.get(system).outgoingConnection(e.host(), e.replicationPort()))
         .via(decoder())
         .toMat(Sink.foreach(frame -> {
@@ -217,10 +234,19 @@ public final class TcpReplicationTransport implements ReplicationTransport {
       }
       // A connection that lived a while restarts the backoff; one that failed at once doubles it.
       boolean lived = System.nanoTime() - started > settings.reconnectMaxBackoff().toNanos();
-      Duration next = lived ? settings.reconnectMinBackoff() : min(backoff.multipliedBy(2), settings.reconnectMaxBackoff());
-      log.info("broker {}: replication connection to broker {} at {}:{} ended ({}); reconnecting in {} ms", selfId,
-          peerId, e.host(), e.replicationPort(), failure == null ? "closed" : failure.getMessage(), backoff.toMillis());
-      system.scheduler().scheduleOnce(backoff, () -> dial(peerId, next), system.executionContext());
+      Duration wait = lived ? settings.reconnectMinBackoff() : backoff;
+      Duration next = min(wait.multipliedBy(2), settings.reconnectMaxBackoff());
+      // The first failure says what happened; the retries of a peer that stays down are not worth a line each.
+      boolean firstFailure = wait.equals(settings.reconnectMinBackoff());
+      String message = "broker {}: replication connection to broker {} at {}:{} ended ({}); reconnecting in {} ms";
+      Object[] values = {selfId, peerId, e.host(), e.replicationPort(),
+          failure == null ? "closed" : failure.getMessage(), wait.toMillis()};
+      if (firstFailure) {
+        log.info(message, values);
+      } else {
+        log.debug(message, values);
+      }
+      system.scheduler().scheduleOnce(wait, () -> dial(peerId, next), system.executionContext());
     });
   }
 

@@ -113,6 +113,7 @@ final class ConsumerReads {
     } catch (OffsetOutOfRangeException e) {
       return Errors.response(0, Errors.of(ErrorCode.OFFSET_OUT_OF_RANGE, id + ": " + e.getMessage()));
     }
-    return Response.newBuilder().setFetch(b).build();
+    // Past the markers too: a fetch that found only a marker must still move the consumer on.
+    return Response.newBuilder().setFetch(b.setNextOffset(offset)).build();
   }
 }

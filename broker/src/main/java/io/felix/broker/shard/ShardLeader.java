@@ -5,6 +5,7 @@ import io.felix.broker.assignment.ShardAssignment;
 import io.felix.protocol.Errors;
 import io.felix.broker.log.InvalidBatchException;
 import io.felix.broker.log.LogRead;
+import io.felix.protocol.client.Error;
 import io.felix.protocol.client.ErrorCode;
 import io.felix.protocol.client.ProduceRequest;
 import io.felix.protocol.replication.FetchError;
@@ -12,9 +13,7 @@ import io.felix.protocol.replication.ReplicaFetch;
 import io.felix.protocol.replication.ReplicaFetchResult;
 import io.felix.protocol.replication.ReplicationFrame;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
@@ -43,26 +42,11 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
   private final long epoch;
   private final long epochStart;
   private final PendingProduces pending;
-  private final Map<Integer, FollowerProgress> followers = new HashMap<>();
+  private final FollowerProgress followers;
   /** KIP-101 answers of this epoch: a leader's log below its end does not change. */
   private final Map<Long, long[]> epochEnds = new HashMap<>();
   private long stored;
   private boolean fenced;
-
-  /** What the leader knows of one follower or learner in this epoch. */
-  private static final class FollowerProgress {
-    final boolean learner;
-    long fetchOffset = -1;
-    long storedOffset;
-    long lastFetchNanos;
-    boolean inSync;
-    ReplicaFetch held;
-    long heldSinceNanos;
-
-    FollowerProgress(boolean learner) {
-      this.learner = learner;
-    }
-  }
 
   private ShardLeader(ReplicaContext ctx, ShardAssignment assignment) {
     super(ctx.actor);
@@ -78,7 +62,7 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
       this.epochStart = end;
     }
     this.stored = ctx.log.storedOffset();
-    trackFollowers();
+    this.followers = new FollowerProgress(ctx, assignment);
     awaitStored(ctx.log.logEndOffset());
     ctx.actor.getLog().info("replica {} leads at epoch {} from offset {} (replicas {}, learners {})", ctx.id, epoch,
         epochStart, assignment.replicas(), assignment.learners());
@@ -162,7 +146,7 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
       ShardReplica.refuseFetch(ctx, f, epoch, FetchError.FETCH_EPOCH_MISMATCH);
       return this;
     }
-    FollowerProgress progress = followers.get(f.fromBroker());
+    FollowerProgress.Replica progress = followers.get(f.fromBroker());
     if (progress == null) {
       ShardReplica.refuseFetch(ctx, f, epoch, FetchError.FETCH_NOT_LEADER); // not in the replica set or learners
       return this;
@@ -182,7 +166,7 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
     // Monotonic: an ack overtaken by a later one (across a reconnect) must not lower what is known stored.
     progress.storedOffset = Math.max(progress.storedOffset, Math.min(fetch.getDurableOffset(), offset));
     progress.lastFetchNanos = now;
-    updateInSync(f.fromBroker(), progress, now);
+    followers.updateInSync(f.fromBroker(), progress, now, epoch);
     advanceCommit();
     if (fetch.getAckOnly()) {
       return this;
@@ -200,14 +184,14 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
   private Behavior<ShardReplica.Command> onTick() {
     long now = System.nanoTime();
     long maxWait = ctx.settings.fetchMaxWait().toNanos();
-    for (Map.Entry<Integer, FollowerProgress> e : followers.entrySet()) {
-      FollowerProgress p = e.getValue();
+    for (Map.Entry<Integer, FollowerProgress.Replica> e : followers.all().entrySet()) {
+      FollowerProgress.Replica p = e.getValue();
       if (p.held != null && now - p.heldSinceNanos >= maxWait) {
         ReplicaFetch held = p.held;
         p.held = null;
         ship(e.getKey(), held);
       }
-      updateInSync(e.getKey(), p, now);
+      followers.updateInSync(e.getKey(), p, now, epoch);
     }
     if (!pending.isEmpty()) {
       pending.expire(now, timeoutError(now));
@@ -223,7 +207,7 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
     }
     if (next.leaderEpoch() == epoch && next.leader() == ctx.brokerId) {
       assignment = next; // same leadership, new replica set or learners (a move)
-      trackFollowers();
+      followers.track(next);
       advanceCommit();
       return this;
     }
@@ -265,8 +249,8 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
   }
 
   private void releaseHeldFetches() {
-    for (Map.Entry<Integer, FollowerProgress> e : followers.entrySet()) {
-      FollowerProgress p = e.getValue();
+    for (Map.Entry<Integer, FollowerProgress.Replica> e : followers.all().entrySet()) {
+      FollowerProgress.Replica p = e.getValue();
       if (p.held != null) {
         ReplicaFetch held = p.held;
         p.held = null;
@@ -298,59 +282,17 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
   }
 
   private void advanceCommit() {
-    List<Long> storedOffsets = new ArrayList<>();
-    storedOffsets.add(stored);
-    for (int replica : assignment.replicas()) {
-      FollowerProgress p = followers.get(replica);
-      if (p != null) {
-        storedOffsets.add(p.storedOffset);
-      }
-    }
-    storedOffsets.sort((x, y) -> Long.compare(y, x));
-    int quorum = assignment.quorumSize();
-    long candidate = storedOffsets.size() >= quorum ? storedOffsets.get(quorum - 1) : 0;
+    long candidate = followers.majorityStored(stored);
     if (candidate > epochStart) {
       ctx.commitTo(candidate);
     }
     if (!pending.isEmpty()) {
-      pending.complete(ctx.commitOffset, stored, this::allInSyncStored);
+      pending.complete(ctx.commitOffset, stored, end -> end <= ctx.commitOffset && followers.inSyncStored(end));
     }
   }
 
-  private boolean allInSyncStored(long end) {
-    if (end > ctx.commitOffset) {
-      return false;
-    }
-    for (int replica : assignment.replicas()) {
-      FollowerProgress p = followers.get(replica);
-      if (p != null && p.inSync && p.storedOffset < end) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  private void updateInSync(int broker, FollowerProgress p, long now) {
-    boolean inSync = p.fetchOffset >= 0
-        && now - p.lastFetchNanos <= ctx.settings.isrMaxLagTime().toNanos()
-        && ctx.log.logEndOffset() - p.fetchOffset <= ctx.settings.isrMaxLagRecords();
-    if (inSync != p.inSync) {
-      p.inSync = inSync;
-      if (!p.learner) {
-        ctx.actor.getLog().info("replica {}: broker {} {} the in-sync set at epoch {} (fetched up to {}, log end {})",
-            ctx.id, broker, inSync ? "joined" : "left", epoch, p.fetchOffset, ctx.log.logEndOffset());
-      }
-    }
-  }
-
-  private io.felix.protocol.client.Error timeoutError(long now) {
-    int inContact = 1;
-    for (int replica : assignment.replicas()) {
-      FollowerProgress p = followers.get(replica);
-      if (p != null && p.fetchOffset >= 0 && now - p.lastFetchNanos <= ctx.settings.isrMaxLagTime().toNanos()) {
-        inContact++;
-      }
-    }
+  private Error timeoutError(long now) {
+    int inContact = followers.inContact(now);
     if (inContact < assignment.quorumSize()) {
       return Errors.of(ErrorCode.NOT_ENOUGH_REPLICAS, "only " + inContact + " of " + assignment.replicas().size()
           + " replicas of " + ctx.id + " are in contact, " + assignment.quorumSize() + " needed; the batch was "
@@ -358,34 +300,6 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
     }
     return Errors.of(ErrorCode.TIMEOUT, "the acks of " + ctx.id + " were not met in time; the batch was appended "
         + "by the leader and may or may not be committed later");
-  }
-
-  private void trackFollowers() {
-    Map<Integer, FollowerProgress> before = new HashMap<>(followers);
-    followers.clear();
-    for (int r : assignment.replicas()) {
-      if (r != ctx.brokerId) {
-        followers.put(r, keep(before.get(r), false));
-      }
-    }
-    for (int r : assignment.learners()) {
-      if (r != ctx.brokerId && !followers.containsKey(r)) {
-        followers.put(r, keep(before.get(r), true));
-      }
-    }
-  }
-
-  private static FollowerProgress keep(FollowerProgress old, boolean learner) {
-    FollowerProgress p = new FollowerProgress(learner);
-    if (old != null) {
-      p.fetchOffset = old.fetchOffset;
-      p.storedOffset = old.storedOffset;
-      p.lastFetchNanos = old.lastFetchNanos;
-      p.inSync = old.inSync;
-      p.held = old.held;
-      p.heldSinceNanos = old.heldSinceNanos;
-    }
-    return p;
   }
 
   private void awaitStored(long offset) {

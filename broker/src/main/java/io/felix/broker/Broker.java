@@ -15,6 +15,7 @@ import io.felix.broker.http.AdminRoutes;
 import io.felix.broker.http.AdminServer;
 import io.felix.broker.http.HttpSettings;
 import io.felix.broker.http.LeaderCommitOffsets;
+import io.felix.broker.metrics.BrokerMetrics;
 import io.felix.broker.shard.ReplicaDirectory;
 import java.time.Duration;
 import java.util.List;
@@ -85,7 +86,11 @@ public final class Broker implements AutoCloseable {
                       new DirectoryProbe(context, listings, controlSettings.replicaTimeout())))
                   .onFailure(SupervisorStrategy.restartWithBackoff(Duration.ofMillis(200), Duration.ofSeconds(5), 0.2)),
               "placement"));
-      Consumer<AssignmentTable> applyToReplicas = table -> directory.tell(new ReplicaDirectory.ApplyAssignments(table));
+      BrokerMetrics metrics = BrokerMetrics.of(system);
+      Consumer<AssignmentTable> applyToReplicas = table -> {
+        directory.tell(new ReplicaDirectory.ApplyAssignments(table));
+        metrics.assignmentsApplied(table);
+      };
       ActorRef<AssignmentHolder.Command> holder = system.systemActorOf(
           AssignmentHolder.create(settings, singleton, controlSettings.registerInterval(), applyToReplicas),
           "assignment-holder", Props.empty());

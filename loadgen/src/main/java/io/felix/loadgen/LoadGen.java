@@ -18,7 +18,8 @@ public final class LoadGen {
       "          [--key-space N] [--json FILE] [--linger 5ms] [--batch-size 262144] [--max-outstanding 10000]",
       "  consume --bootstrap HOST:PORT[,...] --stream NAME [--mode cluster|plain] [--from-beginning]",
       "          [--verify [--expect PRODUCE_JSON]] [--json FILE] [--idle 5s] [--max-bytes 1048576]",
-      "  bench placement   (not implemented in this module yet)");
+      "  bench placement [--strategy cluster-share|stream-aware|both] [--duration 15s] [--recreates 3]",
+      "          [--record-size 1024] [--producers 4] [--broker-jar PATH] [--dir DIR]");
 
   private LoadGen() {}
 
@@ -41,8 +42,7 @@ public final class LoadGen {
         case "consume":
           return new ConsumeRun(ConsumeOptions.parse(rest), out).run();
         case "bench":
-          err.println("bench placement: not implemented in this module yet");
-          return 2;
+          return io.felix.loadgen.bench.BenchCommand.run(rest.toArray(String[]::new), err);
         default:
           throw new UsageException("unknown command '" + args.get(0) + "'");
       }

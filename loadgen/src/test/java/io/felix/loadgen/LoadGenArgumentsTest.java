@@ -108,7 +108,9 @@ class LoadGenArgumentsTest {
   @Test
   void unknownCommandAndBenchExitWithTwo() {
     assertEquals("frobnicate: unknown command 'frobnicate'", usageError("frobnicate"));
-    assertEquals("bench placement: not implemented in this module yet", usageError("bench", "placement"));
+    assertEquals("bench: --strategy must be cluster-share, stream-aware or both, got fastest",
+        usageError("bench", "placement", "--strategy", "fastest"));
+    assertTrue(usageError("bench").startsWith("usage: loadgen bench placement"));
     assertTrue(usageError().startsWith("usage: felix-loadgen"));
   }
 

@@ -3,8 +3,11 @@ package io.felix.broker.control;
 import io.felix.broker.assignment.BrokerEndpoint;
 import io.felix.broker.assignment.ShardId;
 import io.felix.broker.control.PlacementDecisions.Decision;
+import io.felix.broker.control.PlacementEvent.MoveAborted;
+import io.felix.broker.control.PlacementEvent.MoveCompleted;
 import io.felix.broker.control.PlacementEvent.ShardPlaced;
 import io.felix.broker.control.ReplicaProbe.ReplicaReport;
+import io.felix.broker.metrics.BrokerMetrics;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -208,6 +211,9 @@ public final class PlacementController
   private org.apache.pekko.persistence.typed.javadsl.EffectBuilder<PlacementEvent, ControlState> persist(
       List<PlacementEvent> events) {
     for (PlacementEvent event : events) {
+      if (event instanceof MoveCompleted || event instanceof MoveAborted) {
+        BrokerMetrics.of(context.getSystem()).moveFinished(event instanceof MoveCompleted);
+      }
       if (event instanceof ShardPlaced) {
         context.getLog().debug("Decided {}", event);
       } else {
@@ -219,6 +225,7 @@ public final class PlacementController
 
   private void afterPersist(ControlState state) {
     publish(state);
+    BrokerMetrics.of(context.getSystem()).movesInFlight(state.moves().size());
     long now = now();
     ledWhenLost.entrySet().removeIf(lost -> {
       if (state.leadersOn(lost.getKey()) > 0) {
@@ -260,6 +267,7 @@ public final class PlacementController
       context.getLog().error("Placement pass ({}) failed: {}", tick.trigger(), e.getMessage());
       return Effect().none();
     }
+    BrokerMetrics.of(context.getSystem()).placementPassRun();
     lastPass = new ControlView.LastPass(now(), tick.trigger(), PlacementSnapshots.describe(pass.plan()),
         pass.plan().leaderless().stream().map(Object::toString).toList());
     if (pass.events().isEmpty()) {

@@ -10,6 +10,8 @@ import io.felix.broker.control.ControlSettings;
 import io.felix.broker.control.ControlState.StreamRecord;
 import io.felix.broker.control.ControlView;
 import io.felix.broker.control.PlacementController;
+import io.felix.broker.metrics.BrokerMetrics;
+import io.felix.broker.metrics.MetricsRoute;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
@@ -68,6 +70,7 @@ public final class AdminRoutes extends AllDirectives {
     return concat(
         path("health", () -> get(() -> json(StatusCodes.OK, AdminJson.message("up")))),
         path("ready", () -> get(this::ready)),
+        MetricsRoute.create(BrokerMetrics.of(system)),
         pathPrefix("v1", () -> concat(
             path("brokers", () -> get(() -> withView(view -> ok(AdminJson.brokers(view))))),
             path(PathMatchers.segment("brokers").slash(PathMatchers.integerSegment()).slash("drain"),

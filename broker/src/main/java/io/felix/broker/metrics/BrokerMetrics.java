@@ -9,6 +9,9 @@ import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Extension;
+import org.apache.pekko.actor.typed.ExtensionId;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -26,9 +29,26 @@ import java.util.TreeMap;
  * they report the same process.
  *
  * <p>Callers use the small typed methods below; none of them throws on a value the broker produced, and all are
- * safe to call from any thread (the Prometheus client's data points are thread-safe).
+ * safe to call from any thread (the Prometheus client's data points are thread-safe). Code inside a broker
+ * reaches its broker's instance with {@link #of(ActorSystem)}: a Pekko extension, one per ActorSystem, so no
+ * constructor has to carry it and brokers sharing a JVM stay apart.
  */
-public final class BrokerMetrics {
+public final class BrokerMetrics implements Extension {
+
+  private static final ExtensionId<BrokerMetrics> ID = new ExtensionId<>() {
+    @Override
+    public BrokerMetrics createExtension(ActorSystem<?> system) {
+      var config = system.settings().config();
+      int id = config.hasPath("felix.broker.id") ? config.getInt("felix.broker.id") : -1;
+      String zone = config.hasPath("felix.broker.zone") ? config.getString("felix.broker.zone") : "";
+      return new BrokerMetrics(id, zone);
+    }
+  };
+
+  /** The metrics of the broker running in {@code system} (created on first use from its felix.broker config). */
+  public static BrokerMetrics of(ActorSystem<?> system) {
+    return ID.apply(system);
+  }
 
   /** Produce latency buckets in seconds: 0.25 ms to 10 s, where a quorum append on this hardware lives. */
   private static final double[] LATENCY_BUCKETS = {
@@ -52,7 +72,7 @@ public final class BrokerMetrics {
   private final Gauge replicationLag = gauge("felix_replication_lag_records",
       "Records the follower still lacks behind this leader's log end", "stream", "shard", "follower");
   private final Gauge commitOffset = gauge("felix_commit_offset",
-      "Commit offset (high watermark) of each shard this broker leads", "stream", "shard");
+      "Commit offset (high watermark) of each shard replica on this broker", "stream", "shard");
   private final Counter forwardedBatches = counter("felix_forwarded_batches_total",
       "Plain-mode batches this broker forwarded to the shard's leader, per leader broker", "leader");
   private final Counter forwardedBytes = counter("felix_forwarded_bytes_total",

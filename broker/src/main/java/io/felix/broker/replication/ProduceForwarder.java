@@ -1,5 +1,6 @@
 package io.felix.broker.replication;
 
+import io.felix.broker.metrics.BrokerMetrics;
 import io.felix.protocol.Errors;
 import io.felix.protocol.client.ErrorCode;
 import io.felix.protocol.client.ProduceRequest;
@@ -49,6 +50,7 @@ public final class ProduceForwarder {
     }
     forwardedBatches.incrementAndGet();
     forwardedBytes.addAndGet(request.getRecords().size());
+    BrokerMetrics.of(system).batchForwarded(leader, request.getRecords().size());
     Duration timeout = (request.getTimeoutMs() > 0 ? Duration.ofMillis(request.getTimeoutMs())
         : settings.produceTimeout()).plus(grace);
     system.scheduler().scheduleOnce(timeout, () -> {

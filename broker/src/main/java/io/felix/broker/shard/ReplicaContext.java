@@ -2,6 +2,7 @@ package io.felix.broker.shard;
 
 import io.felix.broker.assignment.ShardId;
 import io.felix.broker.log.ShardLog;
+import io.felix.broker.metrics.BrokerMetrics;
 import io.felix.broker.replication.ReplicationSettings;
 import io.felix.broker.replication.ReplicationTransport;
 import io.felix.protocol.replication.ReplicationFrame;
@@ -21,6 +22,7 @@ final class ReplicaContext {
   final ReplicaRegistry registry;
   final ActorContext<ShardReplica.Command> actor;
   final ConsumerReads reads;
+  final BrokerMetrics metrics;
   /** No leader below this epoch may append here or replicate to here (FenceShard). */
   long fenceEpoch = -1;
   /** The highest commit offset (high watermark) this replica knows; only grows. */
@@ -36,6 +38,7 @@ final class ReplicaContext {
     this.registry = registry;
     this.actor = actor;
     this.reads = new ConsumerReads(id, log);
+    this.metrics = BrokerMetrics.of(actor.getSystem());
   }
 
   /** Raises the known commit offset (never past the local log end) and serves consumers waiting for it. */
@@ -43,6 +46,7 @@ final class ReplicaContext {
     long bounded = Math.min(offset, log.logEndOffset());
     if (bounded > commitOffset) {
       commitOffset = bounded;
+      metrics.commitOffset(id, commitOffset);
       reads.onCommitAdvanced(commitOffset);
     }
   }

@@ -104,6 +104,10 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
 
   private Behavior<ShardReplica.Command> onProduce(ShardReplica.ClientProduce p) {
     ProduceRequest r = p.request();
+    long arrived = System.nanoTime();
+    p.reply().whenComplete((response, failure) -> ctx.metrics.produceAnswered(r.getAcks().name().toLowerCase(),
+        failure == null && (!response.hasError() || response.getError().getCode() == ErrorCode.NONE),
+        java.time.Duration.ofNanos(System.nanoTime() - arrived)));
     if (fenced || ctx.fenceEpoch > epoch) {
       p.reply().complete(ShardReplica.notLeader(ctx.id, -1, ctx.registry));
       return this;
@@ -122,6 +126,7 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
       return this;
     }
     long end = base + p.summary().count();
+    ctx.metrics.recordAppended(ctx.id.stream(), p.summary().count(), r.getRecords().size());
     long timeoutMs = r.getTimeoutMs() > 0 ? r.getTimeoutMs() : ctx.settings.produceTimeout().toMillis();
     pending.add(r.getAcks(), base, end, System.nanoTime() + timeoutMs * 1_000_000L, p.reply());
     awaitStored(end);
@@ -163,6 +168,7 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
     }
     long now = System.nanoTime();
     progress.fetchOffset = offset;
+    ctx.metrics.replicationLag(ctx.id, f.fromBroker(), ctx.log.logEndOffset() - offset);
     // Monotonic: an ack overtaken by a later one (across a reconnect) must not lower what is known stored.
     progress.storedOffset = Math.max(progress.storedOffset, Math.min(fetch.getDurableOffset(), offset));
     progress.lastFetchNanos = now;

@@ -144,6 +144,7 @@ public final class ShardReplica {
   }
 
   static void onPostStop(ReplicaContext ctx, PostStop signal) {
+    ctx.metrics.shardReleased(ctx.id);
     // Retire closed the log already; a system shutdown arrives here with it open.
     try {
       ctx.log.close();

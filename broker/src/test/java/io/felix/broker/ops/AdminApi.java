@@ -85,6 +85,18 @@ final class AdminApi {
         + excluded + " within " + timeout + "; last: " + last);
   }
 
+  /** Sum of the samples of {@code metric} on this broker's GET /metrics whose labels include {@code label}. */
+  double metricSum(String metric, String label) throws IOException, InterruptedException {
+    var r = get("/metrics");
+    if (r.statusCode() != 200) {
+      throw new AssertionError("GET /metrics answered " + r.statusCode() + ": " + r.body());
+    }
+    return r.body().lines()
+        .filter(l -> l.startsWith(metric + "{") && l.contains(label))
+        .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
+        .sum();
+  }
+
   private URI uri(String path) {
     return URI.create("http://127.0.0.1:" + port + path);
   }

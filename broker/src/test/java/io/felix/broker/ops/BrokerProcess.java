@@ -144,16 +144,6 @@ final class BrokerProcess implements AutoCloseable {
     stop();
   }
 
-  /** TEMPORARY until the control plane's BrokerMain lands on main; removed then. */
-  static boolean brokerMainPresent() {
-    try {
-      Class.forName("io.felix.broker.BrokerMain", false, BrokerProcess.class.getClassLoader());
-      return true;
-    } catch (ClassNotFoundException e) {
-      return false;
-    }
-  }
-
   /** Surefire runs tests from a manifest-only jar; it publishes the real classpath in this property. */
   private static String testClasspath() {
     return System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));

@@ -41,7 +41,6 @@ class PostgresJournalTest {
     Optional<Path> binaries = PrivatePostgres.findBinaries();
     assumeTrue(binaries.isPresent(), "SKIPPED: PostgreSQL binaries (initdb, pg_ctl) are not installed; "
         + "install the Debian package 'postgresql' (.ci/run does) to run the PostgreSQL journal test");
-    assumeTrue(BrokerProcess.brokerMainPresent(), "TEMPORARY: io.felix.broker.BrokerMain is not on main yet");
     Path root = ComposeSettings.repositoryRoot();
     Path compose = root.resolve("docker/compose.yml");
     Map<String, String> db = ComposeSettings.serviceEnvironment(compose, "postgres");

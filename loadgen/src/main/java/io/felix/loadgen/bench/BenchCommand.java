@@ -21,10 +21,13 @@ public final class BenchCommand {
 
   private BenchCommand() {}
 
-  /** Runs {@code bench ARGS} (the word "bench" already consumed); returns the process exit status. */
-  public static int run(String[] args) {
+  /**
+   * Runs {@code bench ARGS} (the word "bench" already consumed); returns the process exit status: 0 done, 1 the
+   * benchmark failed, 2 bad usage (the message names the option). The bench's own report goes to stdout.
+   */
+  public static int run(String[] args, java.io.PrintStream err) {
     if (args.length == 0 || !args[0].equals("placement")) {
-      System.err.println("usage: loadgen bench placement [--strategy cluster-share|stream-aware|both] [--duration 15s]"
+      err.println("usage: loadgen bench placement [--strategy cluster-share|stream-aware|both] [--duration 15s]"
           + " [--recreates 3] [--record-size 1024] [--producers 4] [--broker-jar PATH] [--dir DIR]");
       return 2;
     }
@@ -33,16 +36,16 @@ public final class BenchCommand {
       new PlacementBench(settings).run();
       return 0;
     } catch (IllegalArgumentException e) {
-      System.err.println("bench: " + e.getMessage());
+      err.println("bench: " + e.getMessage());
       return 2;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      err.println("bench interrupted");
+      return 1;
     } catch (Exception e) {
-      System.err.println("bench failed: " + e.getMessage());
+      err.println("bench failed: " + e.getMessage());
       return 1;
     }
-  }
-
-  public static void main(String[] args) {
-    System.exit(run(args));
   }
 
   static PlacementBench.Settings parse(String[] args) {

@@ -165,6 +165,9 @@ public final class Broker implements AutoCloseable {
   /** Leaves the cluster gracefully (CoordinatedShutdown) and stops everything. */
   @Override
   public void close() {
+    if (system.getWhenTerminated().toCompletableFuture().isDone()) {
+      return; // downed or already closed: the data plane released its resources on termination
+    }
     admin.close();
     dataPlane.close();
     system.terminate();

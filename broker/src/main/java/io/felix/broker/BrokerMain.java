@@ -4,6 +4,7 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import java.io.File;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Starts one broker. Config: the file named by the first argument or {@code FELIX_CONFIG}, with
@@ -32,9 +33,20 @@ public final class BrokerMain {
       return;
     }
     CountDownLatch stopped = new CountDownLatch(1);
+    AtomicBoolean asked = new AtomicBoolean();
     broker.system().getWhenTerminated().thenRun(stopped::countDown);
-    Runtime.getRuntime().addShutdownHook(new Thread(broker::close, "felix-shutdown"));
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      asked.set(true);
+      broker.close();
+    }, "felix-shutdown"));
     stopped.await();
+    if (!asked.get()) {
+      // Downed by the Split Brain Resolver (or its ActorSystem failed): a node cannot rejoin with the same
+      // ActorSystem, so exit non-zero for the supervisor (systemd, docker, bin/felix) to start it again.
+      System.err.println("felix: broker " + broker.id() + " left the cluster (downed); exiting for a restart");
+      broker.close();
+      System.exit(3);
+    }
   }
 
   private static Config fromEnvironment() {

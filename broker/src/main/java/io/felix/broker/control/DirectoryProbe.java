@@ -1,6 +1,5 @@
 package io.felix.broker.control;
 
-import io.felix.broker.BrokerSettings;
 import io.felix.broker.assignment.ShardId;
 import io.felix.broker.shard.ReplicaDirectory;
 import io.felix.broker.shard.ReplicaStatus;
@@ -104,9 +103,5 @@ public final class DirectoryProbe implements ReplicaProbe {
       }
     }
     return out;
-  }
-
-  static String roleOf(int brokerId) {
-    return BrokerSettings.roleOf(brokerId);
   }
 }

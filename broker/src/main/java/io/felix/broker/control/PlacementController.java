@@ -1,6 +1,5 @@
 package io.felix.broker.control;
 
-import io.felix.broker.BrokerSettings;
 import io.felix.broker.assignment.BrokerEndpoint;
 import io.felix.broker.assignment.ShardId;
 import io.felix.broker.control.PlacementDecisions.Decision;
@@ -369,9 +368,5 @@ public final class PlacementController
 
   private static long now() {
     return System.currentTimeMillis();
-  }
-
-  static String roleOf(int brokerId) {
-    return BrokerSettings.roleOf(brokerId);
   }
 }

@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,6 +26,7 @@ import org.slf4j.LoggerFactory;
  * duplicated. The time from the stop until every shard it led takes writes again is measured and logged, once
  * for a broker that did not host the placement singleton and once for the one that did.
  */
+@Timeout(value = 3, unit = java.util.concurrent.TimeUnit.MINUTES) // a hung cluster fails, never stalls CI
 class FailoverClusterTest {
 
   private static final Logger log = LoggerFactory.getLogger(FailoverClusterTest.class);

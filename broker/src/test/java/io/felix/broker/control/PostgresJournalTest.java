@@ -14,12 +14,14 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * The production journal: PostgreSQL, schema applied at start from the plugin's shipped SQL, snapshots taken
  * every few events, and a singleton that moves to another broker recovering from them. Skipped only where no
  * PostgreSQL server is installed (CI installs one).
  */
+@Timeout(value = 3, unit = java.util.concurrent.TimeUnit.MINUTES) // a hung cluster fails, never stalls CI
 class PostgresJournalTest {
 
   @Test

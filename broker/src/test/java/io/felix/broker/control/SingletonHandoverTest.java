@@ -11,6 +11,7 @@ import io.felix.broker.BrokerCluster.Reply;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,6 +19,7 @@ import org.slf4j.LoggerFactory;
  * The broker hosting the placement singleton stops without leaving the cluster (as a crashed process would):
  * the Split Brain Resolver downs it, the singleton starts on another broker and recovers from the journal.
  */
+@Timeout(value = 3, unit = java.util.concurrent.TimeUnit.MINUTES) // a hung cluster fails, never stalls CI
 class SingletonHandoverTest {
 
   private static final Logger log = LoggerFactory.getLogger(SingletonHandoverTest.class);

@@ -14,8 +14,10 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** Three brokers, streams created over the admin API in the design note's benchmark order. */
+@Timeout(value = 3, unit = java.util.concurrent.TimeUnit.MINUTES) // a hung cluster fails, never stalls CI
 class StreamPlacementClusterTest {
 
   static BrokerCluster cluster;

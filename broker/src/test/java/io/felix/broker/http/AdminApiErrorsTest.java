@@ -14,8 +14,10 @@ import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** Every kind of bad request gets its status and a JSON error naming the problem, and changes nothing. */
+@Timeout(value = 3, unit = java.util.concurrent.TimeUnit.MINUTES) // a hung cluster fails, never stalls CI
 class AdminApiErrorsTest {
 
   static BrokerCluster cluster;

@@ -47,6 +47,27 @@ final class AdminApi {
     }
   }
 
+  /** Waits until GET /v1/brokers lists {@code count} live brokers (the singleton registered them all). */
+  void awaitLiveBrokers(int count, Duration timeout) throws Exception {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    String last = "";
+    while (System.nanoTime() < deadline) {
+      var r = get("/v1/brokers");
+      last = r.statusCode() + " " + r.body();
+      if (r.statusCode() == 200) {
+        long live = 0;
+        for (JsonNode b : JSON.readTree(r.body())) {
+          live += "live".equals(b.path("state").asText()) ? 1 : 0;
+        }
+        if (live >= count) {
+          return;
+        }
+      }
+      Thread.sleep(250);
+    }
+    throw new AssertionError(count + " live brokers not listed within " + timeout + "; last: " + last);
+  }
+
   /** The stream's shards, or an empty map when the broker does not answer 200. */
   Map<Integer, Shard> shards(String stream) throws IOException, InterruptedException {
     var r = get("/v1/streams/" + stream);

@@ -51,6 +51,7 @@ class PostgresJournalTest {
       try {
         startAll(brokers);
         BrokerProcess first = brokers.get(0);
+        new AdminApi(first.adminPort()).awaitLiveBrokers(3, READY);
         var created = first.post("/v1/streams", "{\"name\":\"orders\",\"shards\":6,\"replication_factor\":3}");
         assertTrue(created.statusCode() / 100 == 2, "create stream: " + created.statusCode() + " " + created.body());
         Map<Integer, List<Integer>> replicasBefore = awaitAllShardsLed(first, "orders", 6);

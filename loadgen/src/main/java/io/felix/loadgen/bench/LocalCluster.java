@@ -75,6 +75,7 @@ final class LocalCluster implements AutoCloseable {
       for (Broker b : started) {
         await(b, "/ready", readyTimeout);
       }
+      awaitRegistered(started.get(0).admin(), count, readyTimeout);
       return cluster;
     } catch (IOException | InterruptedException | RuntimeException e) {
       cluster.close();
@@ -105,6 +106,29 @@ final class LocalCluster implements AutoCloseable {
       if (System.nanoTime() > deadline) {
         throw new IOException("broker " + b.id() + ": GET " + path + " not 200 after " + timeout.toSeconds() + " s; see "
             + b.log());
+      }
+      Thread.sleep(250);
+    }
+  }
+
+  /**
+   * Waits until the placement singleton lists {@code count} live brokers: each broker is ready once it holds a
+   * table, which can be a moment before the singleton has registered them all, and a stream with replication
+   * factor 3 created in that moment is refused.
+   */
+  private static void awaitRegistered(AdminClient admin, int count, Duration timeout)
+      throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (true) {
+      long live = 0;
+      for (var b : admin.get("/v1/brokers")) {
+        live += "live".equals(b.path("state").asText()) ? 1 : 0;
+      }
+      if (live >= count) {
+        return;
+      }
+      if (System.nanoTime() > deadline) {
+        throw new IOException("the placement singleton lists " + live + " live brokers, not " + count);
       }
       Thread.sleep(250);
     }

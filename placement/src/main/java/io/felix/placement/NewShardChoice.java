@@ -1,0 +1,218 @@
+package io.felix.placement;
+
+import java.util.Arrays;
+
+/**
+ * Chooses the replica set of a new shard: the leader by {@link LeaderTiers} (first non-empty tier, then the higher
+ * rendezvous score, then the lower id) and the followers in the order {@link FollowerChoice} describes (with room
+ * before without, a zone the set lacks before one it has, the fewest replicas of the group, the fewest replicas
+ * overall, the higher score, the lower id). The decisions are exactly those orders; this class only makes them
+ * cheap, because a pass that places every shard of a cluster looks at every live broker for every shard (100,000
+ * shards on 500 brokers: 50 million looks):
+ *
+ * <ul>
+ *   <li>The shard's scores on every live broker are computed once into an array, by a branch-free loop the JIT
+ *       vectorises, and serve the leader and the followers alike.
+ *   <li>Each live broker's leader tier and follower key for the group being placed are kept in arrays: rebuilt when
+ *       the group changes, and afterwards recomputed only for the brokers a step touched ({@link #changed}), since
+ *       a step changes the tallies of its own brokers only.
+ *   <li>One scan finds the leader and, per zone, the best {@code rf} brokers by the follower order: the zone a
+ *       follower is in decides whether it adds a zone to the set, and whatever the set is, the best broker of a
+ *       zone not yet in it is among that zone's first {@code rf}. The followers are then picked from these few.
+ * </ul>
+ *
+ * <p>Brokers are handled by their position in {@link Layout#live} (ascending id), so "first best in scan order" is
+ * "lower id". Belongs to one pass, which must report every tally change it makes while placing ({@link #changed}).
+ */
+final class NewShardChoice {
+
+  /** Follower key bits, as in {@link FollowerChoice}: without room sorts last, then a zone the set already has. */
+  private static final long FULL = 2L << 56;
+  private static final long OLD_ZONE = 1L << 56;
+
+  private final Layout layout;
+  private final LeaderTiers tiers;
+  private final int[] live;
+  private final int[] position;
+  private final long[] brokerTerm;
+  private final int[] bucket;
+  private final int buckets;
+
+  private final long[] score;
+  private final int[] tier;
+  private final long[] followKey;
+  private int group = Layout.NONE;
+
+  /** Per bucket (0: no zone, z + 1: zone z), the best {@code top} positions by the follower order, best first. */
+  private int top;
+  private int[] best;
+  private int[] bestCount;
+
+  NewShardChoice(Layout layout, LeaderTiers tiers) {
+    this.layout = layout;
+    this.tiers = tiers;
+    this.live = layout.live;
+    int n = live.length;
+    position = new int[layout.brokerCount];
+    Arrays.fill(position, Layout.NONE);
+    brokerTerm = new long[n];
+    bucket = new int[n];
+    for (int p = 0; p < n; p++) {
+      int b = live[p];
+      position[b] = p;
+      brokerTerm[p] = RendezvousScore.brokerTerm(layout.brokerId[b]);
+      bucket[p] = layout.zone[b] == Layout.NONE ? 0 : layout.zone[b] + 1;
+    }
+    buckets = layout.zoneCount + 1;
+    score = new long[n];
+    tier = new int[n];
+    followKey = new long[n];
+    bestCount = new int[buckets];
+  }
+
+  /**
+   * The replica set of new shard {@code s} (broker indexes), its leader first. {@link SnapshotRules} guarantees
+   * enough live brokers for a group with new shards.
+   */
+  int[] choose(int s) {
+    int g = layout.shardGroup[s];
+    int rf = layout.group[g].replicationFactor();
+    if (g != group) {
+      startGroup(g, rf);
+    }
+    int n = live.length;
+    long seed = layout.seed(s);
+    for (int p = 0; p < n; p++) {
+      score[p] = RendezvousScore.score(seed, brokerTerm[p]);
+    }
+    Arrays.fill(bestCount, 0);
+    int lead = Layout.NONE;
+    int leadTier = 0;
+    long leadScore = 0;
+    for (int p = 0; p < n; p++) {
+      keepIfAmongBest(p);
+      int t = tier[p];
+      if (lead != Layout.NONE) {
+        if (t > leadTier) {
+          continue;
+        }
+        if (t == leadTier && t == LeaderTiers.LAST
+            && layout.leadersTotal[live[p]] != layout.leadersTotal[live[lead]]) {
+          if (layout.leadersTotal[live[p]] > layout.leadersTotal[live[lead]]) {
+            continue;
+          }
+          leadScore = Long.MIN_VALUE; // fewer leaders wins outright
+        }
+      }
+      if (lead == Layout.NONE || t < leadTier || score[p] > leadScore) {
+        lead = p;
+        leadTier = t;
+        leadScore = score[p];
+      }
+    }
+    if (lead == Layout.NONE) {
+      throw new IllegalStateException("no live broker to place shard " + layout.shardNumber(s) + " of group "
+          + layout.group[g].name());
+    }
+    int[] set = new int[rf];
+    set[0] = lead;
+    for (int i = 1; i < rf; i++) {
+      set[i] = follower(set, i);
+    }
+    for (int i = 0; i < rf; i++) {
+      set[i] = live[set[i]];
+    }
+    return set;
+  }
+
+  /** Broker {@code b}'s tallies changed (it was given a shard or a leadership, or lost one): re-rank it. */
+  void changed(int b) {
+    if (b != Layout.NONE && group != Layout.NONE && position[b] != Layout.NONE) {
+      rank(position[b]);
+    }
+  }
+
+  private void startGroup(int g, int rf) {
+    group = g;
+    top = rf;
+    best = new int[buckets * top];
+    for (int p = 0; p < live.length; p++) {
+      rank(p);
+    }
+  }
+
+  private void rank(int p) {
+    int b = live[p];
+    tier[p] = tiers.tier(group, b, true);
+    long full = layout.hasRoom(b) ? 0 : FULL;
+    followKey[p] = full | ((long) layout.groupReplicas(group, b) << 28) | layout.hostedTotal[b];
+  }
+
+  /** Inserts position {@code p} into its bucket's best list if it belongs there (follower order, zone aside). */
+  private void keepIfAmongBest(int p) {
+    int k = bucket[p];
+    int count = bestCount[k];
+    int from = k * top;
+    int at = count;
+    while (at > 0 && before(p, best[from + at - 1])) {
+      at--;
+    }
+    if (at == top) {
+      return;
+    }
+    int last = Math.min(count, top - 1);
+    System.arraycopy(best, from + at, best, from + at + 1, last - at);
+    best[from + at] = p;
+    bestCount[k] = last + 1;
+  }
+
+  /** Whether {@code p} precedes {@code q} (scanned earlier, so a lower id) in the follower order within a zone. */
+  private boolean before(int p, int q) {
+    return followKey[p] < followKey[q] || (followKey[p] == followKey[q] && score[p] > score[q]);
+  }
+
+  /** The best position not among the first {@code used} of {@code set}: each bucket's best candidate, compared. */
+  private int follower(int[] set, int used) {
+    boolean zoned = layout.zoneCount > 0;
+    int choice = Layout.NONE;
+    long choiceKey = 0;
+    for (int k = 0; k < buckets; k++) {
+      int candidate = Layout.NONE;
+      for (int j = 0; j < bestCount[k] && candidate == Layout.NONE; j++) {
+        int p = best[k * top + j];
+        if (!contains(set, used, p)) {
+          candidate = p;
+        }
+      }
+      if (candidate == Layout.NONE) {
+        continue;
+      }
+      long key = followKey[candidate] | (!zoned || k == 0 || zoneIn(set, used, k - 1) ? OLD_ZONE : 0);
+      if (choice == Layout.NONE || key < choiceKey
+          || (key == choiceKey && (score[candidate] > score[choice]
+              || (score[candidate] == score[choice] && candidate < choice)))) {
+        choice = candidate;
+        choiceKey = key;
+      }
+    }
+    return choice;
+  }
+
+  private boolean zoneIn(int[] set, int used, int zone) {
+    for (int i = 0; i < used; i++) {
+      if (layout.zone[live[set[i]]] == zone) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static boolean contains(int[] set, int used, int p) {
+    for (int i = 0; i < used; i++) {
+      if (set[i] == p) {
+        return true;
+      }
+    }
+    return false;
+  }
+}

@@ -47,6 +47,8 @@ final class NewShardChoice {
   private int top;
   private int[] best;
   private int[] bestCount;
+  private final long[] worstKey;
+  private final long[] worstScore;
 
   NewShardChoice(Layout layout, LeaderTiers tiers) {
     this.layout = layout;
@@ -68,6 +70,8 @@ final class NewShardChoice {
     tier = new int[n];
     followKey = new long[n];
     bestCount = new int[buckets];
+    worstKey = new long[buckets];
+    worstScore = new long[buckets];
   }
 
   /**
@@ -85,35 +89,12 @@ final class NewShardChoice {
     for (int p = 0; p < n; p++) {
       score[p] = RendezvousScore.score(seed, brokerTerm[p]);
     }
-    Arrays.fill(bestCount, 0);
-    int lead = Layout.NONE;
-    int leadTier = 0;
-    long leadScore = 0;
-    for (int p = 0; p < n; p++) {
-      keepIfAmongBest(p);
-      int t = tier[p];
-      if (lead != Layout.NONE) {
-        if (t > leadTier) {
-          continue;
-        }
-        if (t == leadTier && t == LeaderTiers.LAST
-            && layout.leadersTotal[live[p]] != layout.leadersTotal[live[lead]]) {
-          if (layout.leadersTotal[live[p]] > layout.leadersTotal[live[lead]]) {
-            continue;
-          }
-          leadScore = Long.MIN_VALUE; // fewer leaders wins outright
-        }
-      }
-      if (lead == Layout.NONE || t < leadTier || score[p] > leadScore) {
-        lead = p;
-        leadTier = t;
-        leadScore = score[p];
-      }
-    }
+    int lead = leader();
     if (lead == Layout.NONE) {
       throw new IllegalStateException("no live broker to place shard " + layout.shardNumber(s) + " of group "
           + layout.group[g].name());
     }
+    keepBestFollowers();
     int[] set = new int[rf];
     set[0] = lead;
     for (int i = 1; i < rf; i++) {
@@ -123,6 +104,64 @@ final class NewShardChoice {
       set[i] = live[set[i]];
     }
     return set;
+  }
+
+  /**
+   * The highest score of the lowest tier, ties to the first. Branch-free compares: which broker is better is data
+   * the branch predictor cannot learn, so the loop costs the same whatever the scores.
+   */
+  private int leader() {
+    int[] tiers = tier;
+    long[] scores = score;
+    int lead = Layout.NONE;
+    int leadTier = Integer.MAX_VALUE;
+    long leadScore = 0;
+    for (int p = 0; p < tiers.length; p++) {
+      int t = tiers[p];
+      long sc = scores[p];
+      if ((t < leadTier) | ((t == leadTier) & (sc > leadScore))) {
+        lead = p;
+        leadTier = t;
+        leadScore = sc;
+      }
+    }
+    return leadTier == LeaderTiers.LAST ? leastLoaded() : lead;
+  }
+
+  /** Every broker is full: the fewest leaders wins outright, then the score, as {@link LeaderTiers#beats}. */
+  private int leastLoaded() {
+    int lead = Layout.NONE;
+    long leadScore = 0;
+    for (int p = 0; p < live.length; p++) {
+      if (lead != Layout.NONE && layout.leadersTotal[live[p]] != layout.leadersTotal[live[lead]]) {
+        if (layout.leadersTotal[live[p]] > layout.leadersTotal[live[lead]]) {
+          continue;
+        }
+        leadScore = Long.MIN_VALUE;
+      }
+      if (lead == Layout.NONE || score[p] > leadScore) {
+        lead = p;
+        leadScore = score[p];
+      }
+    }
+    return lead;
+  }
+
+  /** Fills each bucket's best list: a cheap test against the list's worst, and an insertion a few times a shard. */
+  private void keepBestFollowers() {
+    Arrays.fill(bestCount, 0);
+    Arrays.fill(worstKey, Long.MAX_VALUE);
+    int[] buckets = bucket;
+    long[] keys = followKey;
+    long[] scores = score;
+    for (int p = 0; p < keys.length; p++) {
+      int k = buckets[p];
+      long key = keys[p];
+      long worst = worstKey[k];
+      if ((key < worst) | ((key == worst) & (scores[p] > worstScore[k]))) {
+        keep(k, p);
+      }
+    }
   }
 
   /** Broker {@code b}'s tallies changed (it was given a shard or a leadership, or lost one): re-rank it. */
@@ -148,22 +187,26 @@ final class NewShardChoice {
     followKey[p] = full | ((long) layout.groupReplicas(group, b) << 28) | layout.hostedTotal[b];
   }
 
-  /** Inserts position {@code p} into its bucket's best list if it belongs there (follower order, zone aside). */
-  private void keepIfAmongBest(int p) {
-    int k = bucket[p];
+  /**
+   * Inserts position {@code p} into bucket {@code k}'s best list, which it belongs to (it precedes the list's worst
+   * or the list is not full), and keeps the bucket's worst key and score for the scan's cheap test.
+   */
+  private void keep(int k, int p) {
     int count = bestCount[k];
     int from = k * top;
     int at = count;
     while (at > 0 && before(p, best[from + at - 1])) {
       at--;
     }
-    if (at == top) {
-      return;
-    }
     int last = Math.min(count, top - 1);
     System.arraycopy(best, from + at, best, from + at + 1, last - at);
     best[from + at] = p;
     bestCount[k] = last + 1;
+    if (last + 1 == top) {
+      int worst = best[from + top - 1];
+      worstKey[k] = followKey[worst];
+      worstScore[k] = score[worst];
+    }
   }
 
   /** Whether {@code p} precedes {@code q} (scanned earlier, so a lower id) in the follower order within a zone. */

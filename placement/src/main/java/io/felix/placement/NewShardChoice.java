@@ -47,8 +47,8 @@ final class NewShardChoice {
   private int top;
   private int[] best;
   private int[] bestCount;
-  private final long[] worstKey;
-  private final long[] worstScore;
+  /** Per bucket, its live positions in ascending order. */
+  private final int[][] bucketMembers;
 
   NewShardChoice(Layout layout, LeaderTiers tiers) {
     this.layout = layout;
@@ -70,8 +70,18 @@ final class NewShardChoice {
     tier = new int[n];
     followKey = new long[n];
     bestCount = new int[buckets];
-    worstKey = new long[buckets];
-    worstScore = new long[buckets];
+    int[] sizes = new int[buckets];
+    for (int p = 0; p < n; p++) {
+      sizes[bucket[p]]++;
+    }
+    bucketMembers = new int[buckets][];
+    for (int k = 0; k < buckets; k++) {
+      bucketMembers[k] = new int[sizes[k]];
+      sizes[k] = 0;
+    }
+    for (int p = 0; p < n; p++) {
+      bucketMembers[bucket[p]][sizes[bucket[p]]++] = p;
+    }
   }
 
   /**
@@ -147,20 +157,37 @@ final class NewShardChoice {
     return lead;
   }
 
-  /** Fills each bucket's best list: a cheap test against the list's worst, and an insertion a few times a shard. */
+  /**
+   * Fills each bucket's best list, bucket by bucket so the list's worst key and score stay in registers: the test
+   * against them is all most brokers cost, and an insertion happens a few times a shard.
+   */
   private void keepBestFollowers() {
-    Arrays.fill(bestCount, 0);
-    Arrays.fill(worstKey, Long.MAX_VALUE);
-    int[] buckets = bucket;
     long[] keys = followKey;
     long[] scores = score;
-    for (int p = 0; p < keys.length; p++) {
-      int k = buckets[p];
-      long key = keys[p];
-      long worst = worstKey[k];
-      if ((key < worst) | ((key == worst) & (scores[p] > worstScore[k]))) {
-        keep(k, p);
+    int[] list = best;
+    for (int k = 0; k < buckets; k++) {
+      int from = k * top;
+      int count = 0;
+      long worstKey = Long.MAX_VALUE;
+      long worstScore = 0;
+      for (int p : bucketMembers[k]) {
+        long key = keys[p];
+        if ((key < worstKey) | ((key == worstKey) & (scores[p] > worstScore))) {
+          // Insert p, dropping the worst of a full list; p was scanned last, so it follows equal entries.
+          int at = from + Math.min(count, top - 1);
+          while (at > from && before(p, list[at - 1])) {
+            list[at] = list[at - 1];
+            at--;
+          }
+          list[at] = p;
+          count = Math.min(count + 1, top);
+          if (count == top) {
+            worstKey = keys[list[from + top - 1]];
+            worstScore = scores[list[from + top - 1]];
+          }
+        }
       }
+      bestCount[k] = count;
     }
   }
 
@@ -185,28 +212,6 @@ final class NewShardChoice {
     tier[p] = tiers.tier(group, b, true);
     long full = layout.hasRoom(b) ? 0 : FULL;
     followKey[p] = full | ((long) layout.groupReplicas(group, b) << 28) | layout.hostedTotal[b];
-  }
-
-  /**
-   * Inserts position {@code p} into bucket {@code k}'s best list, which it belongs to (it precedes the list's worst
-   * or the list is not full), and keeps the bucket's worst key and score for the scan's cheap test.
-   */
-  private void keep(int k, int p) {
-    int count = bestCount[k];
-    int from = k * top;
-    int at = count;
-    while (at > 0 && before(p, best[from + at - 1])) {
-      at--;
-    }
-    int last = Math.min(count, top - 1);
-    System.arraycopy(best, from + at, best, from + at + 1, last - at);
-    best[from + at] = p;
-    bestCount[k] = last + 1;
-    if (last + 1 == top) {
-      int worst = best[from + top - 1];
-      worstKey[k] = followKey[worst];
-      worstScore[k] = score[worst];
-    }
   }
 
   /** Whether {@code p} precedes {@code q} (scanned earlier, so a lower id) in the follower order within a zone. */

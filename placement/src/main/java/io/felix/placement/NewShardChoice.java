@@ -15,14 +15,18 @@ import java.util.Arrays;
  *       vectorises, and serve the leader and the followers alike.
  *   <li>Each live broker's leader tier and follower key for the group being placed are kept in arrays: rebuilt when
  *       the group changes, and afterwards recomputed only for the brokers a step touched ({@link #changed}), since
- *       a step changes the tallies of its own brokers only.
- *   <li>One scan finds the leader and, per zone, the best {@code rf} brokers by the follower order: the zone a
- *       follower is in decides whether it adds a zone to the set, and whatever the set is, the best broker of a
- *       zone not yet in it is among that zone's first {@code rf}. The followers are then picked from these few.
+ *       a step changes the tallies of its own brokers only. A count per tier gives the lowest non-empty tier
+ *       without a scan.
+ *   <li>The leader is one scan of the lowest tier's scores; the followers come from a second scan that keeps, per
+ *       zone, the best {@code rf} brokers by the follower order: the zone a follower is in decides whether it adds
+ *       a zone to the set, and whatever the set is, the best broker of a zone not yet in it is among that zone's
+ *       first {@code rf}. The followers are then picked from these few.
  * </ul>
  *
- * <p>Brokers are handled by their position in {@link Layout#live} (ascending id), so "first best in scan order" is
- * "lower id". Belongs to one pass, which must report every tally change it makes while placing ({@link #changed}).
+ * <p>Brokers are held at positions sorted by zone, then broker index (ascending id), so each zone's brokers are
+ * one contiguous run of the arrays; where the orders above end in "the lower id", positions of different zones
+ * are compared by broker index. Belongs to one pass, which must report every tally change it makes while placing
+ * ({@link #changed}).
  */
 final class NewShardChoice {
 
@@ -32,56 +36,57 @@ final class NewShardChoice {
 
   private final Layout layout;
   private final LeaderTiers tiers;
-  private final int[] live;
+  /** The live broker at each position, and each broker's position (NONE if not live). */
+  private final int[] brokerAt;
   private final int[] position;
   private final long[] brokerTerm;
-  private final int[] bucket;
+  /** Buckets: 0 for brokers without a zone, z + 1 for zone z; bucket k holds positions [start[k], start[k + 1]). */
   private final int buckets;
+  private final int[] start;
 
   private final long[] score;
+  /** Per position, its leader tier for the group. */
   private final int[] tier;
+  private final int[] tierCount = new int[LeaderTiers.LAST + 1];
   private final long[] followKey;
   private int group = Layout.NONE;
 
-  /** Per bucket (0: no zone, z + 1: zone z), the best {@code top} positions by the follower order, best first. */
+  /** Per bucket, the best {@code top} positions by the follower order, best first. */
   private int top;
   private int[] best;
-  private int[] bestCount;
-  /** Per bucket, its live positions in ascending order. */
-  private final int[][] bucketMembers;
+  private final int[] bestCount;
 
   NewShardChoice(Layout layout, LeaderTiers tiers) {
     this.layout = layout;
     this.tiers = tiers;
-    this.live = layout.live;
-    int n = live.length;
+    int n = layout.live.length;
+    buckets = layout.zoneCount + 1;
+    start = new int[buckets + 1];
+    for (int b : layout.live) {
+      start[bucketOf(b) + 1]++;
+    }
+    for (int k = 0; k < buckets; k++) {
+      start[k + 1] += start[k];
+    }
+    int[] next = Arrays.copyOf(start, buckets);
+    brokerAt = new int[n];
     position = new int[layout.brokerCount];
     Arrays.fill(position, Layout.NONE);
     brokerTerm = new long[n];
-    bucket = new int[n];
-    for (int p = 0; p < n; p++) {
-      int b = live[p];
+    for (int b : layout.live) {
+      int p = next[bucketOf(b)]++;
+      brokerAt[p] = b;
       position[b] = p;
       brokerTerm[p] = RendezvousScore.brokerTerm(layout.brokerId[b]);
-      bucket[p] = layout.zone[b] == Layout.NONE ? 0 : layout.zone[b] + 1;
     }
-    buckets = layout.zoneCount + 1;
     score = new long[n];
     tier = new int[n];
     followKey = new long[n];
     bestCount = new int[buckets];
-    int[] sizes = new int[buckets];
-    for (int p = 0; p < n; p++) {
-      sizes[bucket[p]]++;
-    }
-    bucketMembers = new int[buckets][];
-    for (int k = 0; k < buckets; k++) {
-      bucketMembers[k] = new int[sizes[k]];
-      sizes[k] = 0;
-    }
-    for (int p = 0; p < n; p++) {
-      bucketMembers[bucket[p]][sizes[bucket[p]]++] = p;
-    }
+  }
+
+  private int bucketOf(int b) {
+    return layout.zone[b] == Layout.NONE ? 0 : layout.zone[b] + 1;
   }
 
   /**
@@ -94,10 +99,11 @@ final class NewShardChoice {
     if (g != group) {
       startGroup(g, rf);
     }
-    int n = live.length;
     long seed = layout.seed(s);
-    for (int p = 0; p < n; p++) {
-      score[p] = RendezvousScore.score(seed, brokerTerm[p]);
+    long[] terms = brokerTerm;
+    long[] scores = score;
+    for (int p = 0; p < terms.length; p++) {
+      scores[p] = RendezvousScore.score(seed, terms[p]);
     }
     int lead = leader();
     if (lead == Layout.NONE) {
@@ -111,40 +117,48 @@ final class NewShardChoice {
       set[i] = follower(set, i);
     }
     for (int i = 0; i < rf; i++) {
-      set[i] = live[set[i]];
+      set[i] = brokerAt[set[i]];
     }
     return set;
   }
 
-  /**
-   * The highest score of the lowest tier, ties to the first. Branch-free compares: which broker is better is data
-   * the branch predictor cannot learn, so the loop costs the same whatever the scores.
-   */
+  /** The highest score of the lowest tier, ties to the lower id. */
   private int leader() {
-    int[] tiers = tier;
+    int lowest = 0;
+    while (lowest < LeaderTiers.LAST && tierCount[lowest] == 0) {
+      lowest++;
+    }
+    if (lowest == LeaderTiers.LAST) {
+      return leastLoaded();
+    }
+    int[] tiersAt = tier;
     long[] scores = score;
     int lead = Layout.NONE;
-    int leadTier = Integer.MAX_VALUE;
-    long leadScore = 0;
-    for (int p = 0; p < tiers.length; p++) {
-      int t = tiers[p];
+    long leadScore = Long.MIN_VALUE;
+    for (int p = 0; p < tiersAt.length; p++) {
       long sc = scores[p];
-      if ((t < leadTier) | ((t == leadTier) & (sc > leadScore))) {
-        lead = p;
-        leadTier = t;
-        leadScore = sc;
+      // One branch, almost never taken: which brokers are in the tier is as unpredictable as their scores.
+      if ((tiersAt[p] == lowest) & (sc >= leadScore)) {
+        if (lead == Layout.NONE || sc > leadScore || brokerAt[p] < brokerAt[lead]) {
+          lead = p;
+          leadScore = sc;
+        }
       }
     }
-    return leadTier == LeaderTiers.LAST ? leastLoaded() : lead;
+    return lead;
   }
 
-  /** Every broker is full: the fewest leaders wins outright, then the score, as {@link LeaderTiers#beats}. */
+  /**
+   * Every live broker is full (the last tier): the fewest leaders wins outright, then the score, exactly as the
+   * scan in broker order that {@link LeaderTiers#beats} describes.
+   */
   private int leastLoaded() {
     int lead = Layout.NONE;
     long leadScore = 0;
-    for (int p = 0; p < live.length; p++) {
-      if (lead != Layout.NONE && layout.leadersTotal[live[p]] != layout.leadersTotal[live[lead]]) {
-        if (layout.leadersTotal[live[p]] > layout.leadersTotal[live[lead]]) {
+    for (int b : layout.live) {
+      int p = position[b];
+      if (lead != Layout.NONE && layout.leadersTotal[b] != layout.leadersTotal[brokerAt[lead]]) {
+        if (layout.leadersTotal[b] > layout.leadersTotal[brokerAt[lead]]) {
           continue;
         }
         leadScore = Long.MIN_VALUE;
@@ -170,7 +184,7 @@ final class NewShardChoice {
       int count = 0;
       long worstKey = Long.MAX_VALUE;
       long worstScore = 0;
-      for (int p : bucketMembers[k]) {
+      for (int p = start[k]; p < start[k + 1]; p++) {
         long key = keys[p];
         if ((key < worstKey) | ((key == worstKey) & (scores[p] > worstScore))) {
           // Insert p, dropping the worst of a full list; p was scanned last, so it follows equal entries.
@@ -202,19 +216,24 @@ final class NewShardChoice {
     group = g;
     top = rf;
     best = new int[buckets * top];
-    for (int p = 0; p < live.length; p++) {
+    Arrays.fill(tierCount, 0);
+    for (int p = 0; p < brokerAt.length; p++) {
+      tier[p] = LeaderTiers.LAST;
+      tierCount[LeaderTiers.LAST]++;
       rank(p);
     }
   }
 
   private void rank(int p) {
-    int b = live[p];
+    int b = brokerAt[p];
+    tierCount[tier[p]]--;
     tier[p] = tiers.tier(group, b, true);
+    tierCount[tier[p]]++;
     long full = layout.hasRoom(b) ? 0 : FULL;
     followKey[p] = full | ((long) layout.groupReplicas(group, b) << 28) | layout.hostedTotal[b];
   }
 
-  /** Whether {@code p} precedes {@code q} (scanned earlier, so a lower id) in the follower order within a zone. */
+  /** Whether {@code p} precedes {@code q} (of the same bucket, scanned earlier) in the follower order. */
   private boolean before(int p, int q) {
     return followKey[p] < followKey[q] || (followKey[p] == followKey[q] && score[p] > score[q]);
   }
@@ -238,7 +257,7 @@ final class NewShardChoice {
       long key = followKey[candidate] | (!zoned || k == 0 || zoneIn(set, used, k - 1) ? OLD_ZONE : 0);
       if (choice == Layout.NONE || key < choiceKey
           || (key == choiceKey && (score[candidate] > score[choice]
-              || (score[candidate] == score[choice] && candidate < choice)))) {
+              || (score[candidate] == score[choice] && brokerAt[candidate] < brokerAt[choice])))) {
         choice = candidate;
         choiceKey = key;
       }
@@ -248,7 +267,7 @@ final class NewShardChoice {
 
   private boolean zoneIn(int[] set, int used, int zone) {
     for (int i = 0; i < used; i++) {
-      if (layout.zone[live[set[i]]] == zone) {
+      if (layout.zone[brokerAt[set[i]]] == zone) {
         return true;
       }
     }

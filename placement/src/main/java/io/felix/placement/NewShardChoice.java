@@ -18,9 +18,10 @@ import java.util.Arrays;
  *       a step changes the tallies of its own brokers only. A count per tier gives the lowest non-empty tier
  *       without a scan.
  *   <li>The leader is one scan of the lowest tier's scores; the followers come from a second scan that keeps, per
- *       zone, the best {@code rf} brokers by the follower order: the zone a follower is in decides whether it adds
- *       a zone to the set, and whatever the set is, the best broker of a zone not yet in it is among that zone's
- *       first {@code rf}. The followers are then picked from these few.
+ *       zone, the best {@code rf - 1} brokers other than the leader by the follower order: the zone a follower is
+ *       in decides whether it adds a zone to the set, and whatever the set is, the best broker of a zone not yet in
+ *       it is among that zone's first {@code rf - 1}, since at most {@code rf - 2} followers precede it. The
+ *       followers are then picked from these few.
  * </ul>
  *
  * <p>Brokers are held at positions sorted by zone, then broker index (ascending id), so each zone's brokers are
@@ -51,7 +52,7 @@ final class NewShardChoice {
   private final long[] followKey;
   private int group = Layout.NONE;
 
-  /** Per bucket, the best {@code top} positions by the follower order, best first. */
+  /** Per bucket, the best {@code top} (rf - 1) positions but the leader's by the follower order, best first. */
   private int top;
   private int[] best;
   private final int[] bestCount;
@@ -110,7 +111,9 @@ final class NewShardChoice {
       throw new IllegalStateException("no live broker to place shard " + layout.shardNumber(s) + " of group "
           + layout.group[g].name());
     }
-    keepBestFollowers();
+    if (rf > 1) {
+      keepBestFollowers(lead);
+    }
     int[] set = new int[rf];
     set[0] = lead;
     for (int i = 1; i < rf; i++) {
@@ -175,7 +178,7 @@ final class NewShardChoice {
    * Fills each bucket's best list, bucket by bucket so the list's worst key and score stay in registers: the test
    * against them is all most brokers cost, and an insertion happens a few times a shard.
    */
-  private void keepBestFollowers() {
+  private void keepBestFollowers(int lead) {
     long[] keys = followKey;
     long[] scores = score;
     int[] list = best;
@@ -186,7 +189,7 @@ final class NewShardChoice {
       long worstScore = 0;
       for (int p = start[k]; p < start[k + 1]; p++) {
         long key = keys[p];
-        if ((key < worstKey) | ((key == worstKey) & (scores[p] > worstScore))) {
+        if (((key < worstKey) | ((key == worstKey) & (scores[p] > worstScore))) & (p != lead)) {
           // Insert p, dropping the worst of a full list; p was scanned last, so it follows equal entries.
           int at = from + Math.min(count, top - 1);
           while (at > from && before(p, list[at - 1])) {
@@ -214,7 +217,7 @@ final class NewShardChoice {
 
   private void startGroup(int g, int rf) {
     group = g;
-    top = rf;
+    top = rf - 1;
     best = new int[buckets * top];
     Arrays.fill(tierCount, 0);
     for (int p = 0; p < brokerAt.length; p++) {

@@ -50,6 +50,7 @@ final class NewShardChoice {
   private final int[] tier;
   private final int[] tierCount = new int[LeaderTiers.LAST + 1];
   private final long[] followKey;
+  private final LowestKeyRuns runs;
   private int group = Layout.NONE;
 
   /** Per bucket, the best {@code top} (rf - 1) positions but the leader's by the follower order, best first. */
@@ -84,6 +85,7 @@ final class NewShardChoice {
     tier = new int[n];
     followKey = new long[n];
     bestCount = new int[buckets];
+    runs = new LowestKeyRuns(followKey, start);
   }
 
   private int bucketOf(int b) {
@@ -175,37 +177,78 @@ final class NewShardChoice {
   }
 
   /**
-   * Fills each bucket's best list, bucket by bucket so the list's worst key and score stay in registers: the test
-   * against them is all most brokers cost, and an insertion happens a few times a shard.
+   * Fills each bucket's best list from the bucket's run of lowest keys when it has enough brokers besides the
+   * leader (they then precede every other broker of the bucket), else from the whole bucket.
    */
   private void keepBestFollowers(int lead) {
+    for (int k = 0; k < buckets; k++) {
+      int n = runs.size(k);
+      boolean leadInRun = lead >= start[k] && lead < start[k + 1] && runs.contains(lead);
+      if (n - (leadInRun ? 1 : 0) >= top) {
+        keepFromRun(k, lead, n);
+      } else {
+        keepFromBucket(k, lead);
+      }
+    }
+  }
+
+  /**
+   * The run's keys are all equal, so the order is the score, then the position (the run is unordered). The test
+   * against the list's worst, kept in registers, is all most brokers cost; an insertion happens a few times a shard.
+   */
+  private void keepFromRun(int k, int lead, int n) {
+    long[] scores = score;
+    int[] list = best;
+    int[] run = runs.members();
+    int from = k * top;
+    int count = 0;
+    long worstScore = Long.MIN_VALUE;
+    int worst = Integer.MAX_VALUE;
+    for (int i = runs.from(k), end = runs.from(k) + n; i < end; i++) {
+      int p = run[i];
+      long sc = scores[p];
+      if (((sc > worstScore) | ((sc == worstScore) & (p < worst))) & (p != lead)) {
+        count = insert(list, from, count, p);
+        if (count == top) {
+          worst = list[from + top - 1];
+          worstScore = scores[worst];
+        }
+      }
+    }
+    bestCount[k] = count;
+  }
+
+  /** As {@link #keepFromRun}, over the whole bucket in position order, with the key first. */
+  private void keepFromBucket(int k, int lead) {
     long[] keys = followKey;
     long[] scores = score;
     int[] list = best;
-    for (int k = 0; k < buckets; k++) {
-      int from = k * top;
-      int count = 0;
-      long worstKey = Long.MAX_VALUE;
-      long worstScore = 0;
-      for (int p = start[k]; p < start[k + 1]; p++) {
-        long key = keys[p];
-        if (((key < worstKey) | ((key == worstKey) & (scores[p] > worstScore))) & (p != lead)) {
-          // Insert p, dropping the worst of a full list; p was scanned last, so it follows equal entries.
-          int at = from + Math.min(count, top - 1);
-          while (at > from && before(p, list[at - 1])) {
-            list[at] = list[at - 1];
-            at--;
-          }
-          list[at] = p;
-          count = Math.min(count + 1, top);
-          if (count == top) {
-            worstKey = keys[list[from + top - 1]];
-            worstScore = scores[list[from + top - 1]];
-          }
+    int from = k * top;
+    int count = 0;
+    long worstKey = Long.MAX_VALUE;
+    long worstScore = 0;
+    for (int p = start[k]; p < start[k + 1]; p++) {
+      long key = keys[p];
+      if (((key < worstKey) | ((key == worstKey) & (scores[p] > worstScore))) & (p != lead)) {
+        count = insert(list, from, count, p);
+        if (count == top) {
+          worstKey = keys[list[from + top - 1]];
+          worstScore = scores[list[from + top - 1]];
         }
       }
-      bestCount[k] = count;
     }
+    bestCount[k] = count;
+  }
+
+  /** Inserts {@code p} into the list at {@code from} holding {@code count}, dropping the worst of a full list. */
+  private int insert(int[] list, int from, int count, int p) {
+    int at = from + Math.min(count, top - 1);
+    while (at > from && precedes(p, list[at - 1])) {
+      list[at] = list[at - 1];
+      at--;
+    }
+    list[at] = p;
+    return Math.min(count + 1, top);
   }
 
   /** Broker {@code b}'s tallies changed (it was given a shard or a leadership, or lost one): re-rank it. */
@@ -220,6 +263,7 @@ final class NewShardChoice {
     top = rf - 1;
     best = new int[buckets * top];
     Arrays.fill(tierCount, 0);
+    runs.invalidateAll();
     for (int p = 0; p < brokerAt.length; p++) {
       tier[p] = LeaderTiers.LAST;
       tierCount[LeaderTiers.LAST]++;
@@ -233,12 +277,17 @@ final class NewShardChoice {
     tier[p] = tiers.tier(group, b, true);
     tierCount[tier[p]]++;
     long full = layout.hasRoom(b) ? 0 : FULL;
+    long oldKey = followKey[p];
     followKey[p] = full | ((long) layout.groupReplicas(group, b) << 28) | layout.hostedTotal[b];
+    runs.keyChanged(p, oldKey);
   }
 
-  /** Whether {@code p} precedes {@code q} (of the same bucket, scanned earlier) in the follower order. */
-  private boolean before(int p, int q) {
-    return followKey[p] < followKey[q] || (followKey[p] == followKey[q] && score[p] > score[q]);
+  /** Whether {@code p} precedes {@code q} of the same bucket in the follower order (zone aside). */
+  private boolean precedes(int p, int q) {
+    if (followKey[p] != followKey[q]) {
+      return followKey[p] < followKey[q];
+    }
+    return score[p] > score[q] || (score[p] == score[q] && p < q);
   }
 
   /** The best position not among the first {@code used} of {@code set}: each bucket's best candidate, compared. */

@@ -13,8 +13,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Pins the planner's decisions: each test digests (SHA-256) every step of a plan or simulation of a seeded layout
- * and compares it with the digest the planner produced when the test was written (commit "placement: golden plan
- * digests", before the placement pass was made faster). A speed-up that changes any choice of leader, follower,
+ * and compares it with the digest the planner produced when the test was written (commit c96f83f, "placement:
+ * golden plan digests ...", before the placement pass was made faster). A speed-up that changes any choice of leader, follower,
  * move or their order fails here; a deliberate change of the rules must update the digests and say why.
  *
  * <p>The layouts cover what the fast paths touch: empty clusters (every shard placed in one pass, the benchmark's

@@ -14,8 +14,9 @@ import org.junit.jupiter.api.Test;
 /**
  * Pins the planner's decisions: each test digests (SHA-256) every step of a plan or simulation of a seeded layout
  * and compares it with the digest the planner produced when the test was written (commit c96f83f, "placement:
- * golden plan digests ...", before the placement pass was made faster). A speed-up that changes any choice of leader, follower,
- * move or their order fails here; a deliberate change of the rules must update the digests and say why.
+ * golden plan digests ...", before the placement pass was made faster). A speed-up that changes any choice of
+ * leader, follower, move or their order fails here; a deliberate change of the rules must update the digests and
+ * say why.
  *
  * <p>The layouts cover what the fast paths touch: empty clusters (every shard placed in one pass, the benchmark's
  * shape scaled down), zones (some brokers without one), caps that fill up (placements falling to the "any with room"
@@ -91,7 +92,8 @@ class GoldenPlanTest {
     }
     assertEquals("4121930e0dfaa9c69e27bb640b529f3725e8a578ee1b79bdd7f1492d6108a890", plans.hex(),
         "plans of the random clusters");
-    assertEquals("7f99fb1cfee55b057d3d3cfd8ce667582695660d9c53272d7f1bfe326dc3a568", simulations.hex(), "simulations of the random clusters");
+    assertEquals("7f99fb1cfee55b057d3d3cfd8ce667582695660d9c53272d7f1bfe326dc3a568", simulations.hex(),
+        "simulations of the random clusters");
   }
 
   // --- layouts ---

@@ -3,7 +3,8 @@ package io.felix.placement;
 /**
  * Chooses brokers for follower replicas: distinct live brokers, with room before without, a zone the set lacks
  * before one it has, then the fewest replicas of the group, the fewest replicas overall, the higher rendezvous
- * score, the lower id.
+ * score, the lower id. New shards take their followers in the same order from {@link NewShardChoice}, which is
+ * arranged for placing many shards in one pass; this class serves drains.
  */
 final class FollowerChoice {
 
@@ -11,16 +12,6 @@ final class FollowerChoice {
 
   FollowerChoice(Layout layout) {
     this.layout = layout;
-  }
-
-  /** The replica set of a new shard: the leader first, then {@code rf - 1} followers. */
-  int[] forNewShard(int s, int lead, int rf) {
-    int[] set = new int[rf];
-    set[0] = lead;
-    for (int i = 1; i < rf; i++) {
-      set[i] = best(s, set, i, Layout.NONE);
-    }
-    return set;
   }
 
   /**

@@ -358,12 +358,13 @@ final class Layout {
         leader[s] == NONE ? Assignment.NO_LEADER : brokerId[leader[s]], ids(replicas[s]));
   }
 
+  /** The broker ids of a set, as an immutable list (which {@link Step} and {@link Assignment} keep as is). */
   List<Integer> ids(int[] set) {
-    List<Integer> ids = new ArrayList<>(set.length);
-    for (int b : set) {
-      ids.add(brokerId[b]);
+    Integer[] ids = new Integer[set.length];
+    for (int i = 0; i < set.length; i++) {
+      ids[i] = brokerId[set[i]];
     }
-    return ids;
+    return List.of(ids);
   }
 
   private int[] indexes(List<Integer> ids) {

@@ -17,6 +17,8 @@ final class Pass {
   private final LeaderTiers tiers;
   private final List<Step> steps = new ArrayList<>();
   private final List<ShardRef> leaderless = new ArrayList<>();
+  /** Made at the first new shard: most passes place none. */
+  private NewShardChoice newShards;
 
   Pass(Layout layout) {
     this.layout = layout;
@@ -94,6 +96,10 @@ final class Pass {
       return false;
     }
     layout.setLeader(s, best);
+    if (newShards != null) {
+      newShards.changed(best);
+      newShards.changed(failed);
+    }
     steps.add(new Step(Action.PROMOTE, Reason.FAILOVER, layout.group[g].name(), layout.shardNumber(s),
         failed == Layout.NONE ? null : layout.brokerId[failed], layout.brokerId[best], layout.brokerId[best],
         layout.ids(layout.replicas[s])));
@@ -101,35 +107,16 @@ final class Pass {
   }
 
   private void place(int s) {
-    int g = layout.shardGroup[s];
-    // The same choice as LeaderTiers.beats, with the best score kept: this loop runs for every broker per shard.
-    int lead = Layout.NONE;
-    int leadTier = 0;
-    long leadScore = 0;
-    long seed = layout.seed(s);
-    for (int b : layout.live) {
-      int tier = tiers.tier(g, b, true);
-      if (lead != Layout.NONE) {
-        if (tier > leadTier) {
-          continue;
-        }
-        if (tier == leadTier && tier == LeaderTiers.LAST
-            && layout.leadersTotal[b] != layout.leadersTotal[lead]) {
-          if (layout.leadersTotal[b] > layout.leadersTotal[lead]) {
-            continue;
-          }
-          leadScore = Long.MIN_VALUE; // fewer leaders wins outright
-        }
-      }
-      long score = layout.score(seed, b);
-      if (lead == Layout.NONE || tier < leadTier || score > leadScore) {
-        lead = b;
-        leadTier = tier;
-        leadScore = score;
-      }
+    if (newShards == null) {
+      newShards = new NewShardChoice(layout, tiers);
     }
-    int[] set = new FollowerChoice(layout).forNewShard(s, lead, layout.group[g].replicationFactor());
+    int g = layout.shardGroup[s];
+    int[] set = newShards.choose(s);
+    int lead = set[0];
     layout.place(s, lead, set);
+    for (int b : set) {
+      newShards.changed(b);
+    }
     steps.add(new Step(Action.PLACE, Reason.NEW_SHARD, layout.group[g].name(), layout.shardNumber(s), null,
         layout.brokerId[lead], layout.brokerId[lead], layout.ids(set)));
   }

@@ -31,7 +31,17 @@ final class RendezvousScore {
   }
 
   static long score(long shardSeed, int brokerId) {
-    return mix(shardSeed ^ (0xC2B2AE3D27D4EB4FL * (brokerId + 1L)));
+    return score(shardSeed, brokerTerm(brokerId));
+  }
+
+  /** The half of the score that depends only on the broker, for loops that score many shards on one broker set. */
+  static long brokerTerm(int brokerId) {
+    return 0xC2B2AE3D27D4EB4FL * (brokerId + 1L);
+  }
+
+  /** The score from its two halves; branch-free, so a loop over an array of broker terms vectorises. */
+  static long score(long shardSeed, long brokerTerm) {
+    return mix(shardSeed ^ brokerTerm);
   }
 
   /** The SplitMix64 finalizer. */

@@ -100,6 +100,11 @@ final class PlacementBench {
       Outcome outcome = new Outcome(strategy, perCreation, now.totals(), load, cpu, seconds);
       printOutcome(outcome);
       return outcome;
+    } finally {
+      // The load leaves gigabytes of segments; the logs and configs stay for reading.
+      for (int b = 0; b < 3; b++) {
+        deleteTree(dir.resolve("broker" + b).resolve("data"));
+      }
     }
   }
 
@@ -172,12 +177,16 @@ final class PlacementBench {
 
   /** Deletes a previous run's data of this strategy (only DIR/STRATEGY, which the bench itself created). */
   private static void wipe(Path dir) throws IOException {
+    deleteTree(dir);
+    java.nio.file.Files.createDirectories(dir);
+  }
+
+  private static void deleteTree(Path dir) throws IOException {
     if (java.nio.file.Files.exists(dir)) {
       try (var files = java.nio.file.Files.walk(dir)) {
         files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
       }
     }
-    java.nio.file.Files.createDirectories(dir);
   }
 
   private static Map<String, Integer> orderedOf(Object... pairs) {

@@ -1,5 +1,6 @@
 package io.felix.broker.control;
 
+import io.felix.broker.testing.PrivatePostgres;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -26,12 +27,13 @@ class PostgresJournalTest {
 
   @Test
   void placementStateSurvivesAHandOverOnThePostgresJournalWithSnapshots() throws Exception {
-    Optional<Path> bin = PrivatePostgres.binaries();
-    assumeTrue(bin.isPresent(), "no PostgreSQL server installed under /usr/lib/postgresql");
-    try (PrivatePostgres pg = PrivatePostgres.start(bin.get());
+    Optional<Path> bin = PrivatePostgres.findBinaries();
+    assumeTrue(bin.isPresent(), "no PostgreSQL server installed (initdb and pg_ctl not found)");
+    try (PrivatePostgres pg = PrivatePostgres.start(bin.get(), "felix", "felix", "felix");
          BrokerCluster cluster = BrokerCluster.start(2, Map.of(
-             "felix.persistence.url", pg.url(),
-             "felix.persistence.user", "postgres",
+             "felix.persistence.url", pg.jdbcUrl("felix"),
+             "felix.persistence.user", "felix",
+             "felix.persistence.password", "felix",
              "felix.persistence.driver", "org.postgresql.Driver",
              "felix.persistence.profile", "slick.jdbc.PostgresProfile$",
              "felix.persistence.schema", "postgres",
@@ -48,7 +50,7 @@ class PostgresJournalTest {
       }
       String layout = cluster.get(other, "/v1/replication-status").body();
 
-      try (Connection db = DriverManager.getConnection(pg.url(), "postgres", "")) {
+      try (Connection db = DriverManager.getConnection(pg.jdbcUrl("felix"), "felix", "felix")) {
         assertEquals(true, count(db, "select count(*) from event_journal where persistence_id = 'felix-placement'") >= 17);
         assertEquals(true, count(db, "select count(*) from snapshot where persistence_id = 'felix-placement'") >= 1);
       }

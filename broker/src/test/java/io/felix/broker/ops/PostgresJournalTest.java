@@ -1,5 +1,6 @@
 package io.felix.broker.ops;
 
+import io.felix.broker.testing.PrivatePostgres;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;

@@ -1,4 +1,4 @@
-package io.felix.broker.ops;
+package io.felix.broker.testing;
 
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -21,7 +21,7 @@ import java.util.stream.Stream;
  * test runs as root (CI containers), the server runs as the {@code postgres} user, since PostgreSQL refuses root.
  * Closing stops the server and deletes the directory.
  */
-final class PrivatePostgres implements AutoCloseable {
+public final class PrivatePostgres implements AutoCloseable {
 
   private final Path binDir;
   private final Path dir;
@@ -36,7 +36,7 @@ final class PrivatePostgres implements AutoCloseable {
   }
 
   /** Where initdb and pg_ctl live: the PATH, else Debian's /usr/lib/postgresql/VERSION/bin (newest first). */
-  static Optional<Path> findBinaries() {
+  public static Optional<Path> findBinaries() {
     for (String entry : System.getenv().getOrDefault("PATH", "").split(":")) {
       if (!entry.isEmpty() && Files.isExecutable(Path.of(entry, "initdb")) && Files.isExecutable(Path.of(entry, "pg_ctl"))) {
         return Optional.of(Path.of(entry));
@@ -56,7 +56,7 @@ final class PrivatePostgres implements AutoCloseable {
   }
 
   /** Initializes and starts a server; the database {@code database} is created, owned by user {@code user}. */
-  static PrivatePostgres start(Path binDir, String database, String user, String password)
+  public static PrivatePostgres start(Path binDir, String database, String user, String password)
       throws IOException, InterruptedException, SQLException {
     boolean root = "root".equals(System.getProperty("user.name"));
     Path dir = Files.createTempDirectory("felix-pg-");
@@ -75,23 +75,23 @@ final class PrivatePostgres implements AutoCloseable {
     return pg;
   }
 
-  void startServer() throws IOException, InterruptedException {
+  public void startServer() throws IOException, InterruptedException {
     run(List.of(binDir.resolve("pg_ctl").toString(), "-D", dir.resolve("data").toString(), "-w", "-t", "60",
         "-l", dir.resolve("server.log").toString(),
         "-o", "-c listen_addresses=127.0.0.1 -p " + port + " -k " + dir + " -c fsync=on",
         "start"), asPostgresUser);
   }
 
-  void stopServer() throws IOException, InterruptedException {
+  public void stopServer() throws IOException, InterruptedException {
     run(List.of(binDir.resolve("pg_ctl").toString(), "-D", dir.resolve("data").toString(), "-w", "-t", "60",
         "-m", "fast", "stop"), asPostgresUser);
   }
 
-  int port() {
+  public int port() {
     return port;
   }
 
-  String jdbcUrl(String database) {
+  public String jdbcUrl(String database) {
     return "jdbc:postgresql://127.0.0.1:" + port + "/" + database;
   }
 

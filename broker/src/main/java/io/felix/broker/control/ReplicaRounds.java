@@ -166,7 +166,7 @@ final class ReplicaRounds {
     }
     if (fromLeader != null && fromLeader.fenceEpoch() == move.fenceEpoch() && fresh(fromLeader, now)
         && fresh(fromDestination, now) && fromDestination.atMillis() >= fromLeader.atMillis()
-        && fromDestination.report().logEndOffset() >= fromLeader.report().logEndOffset()) {
+        && holdsEveryRecordOf(fromDestination.report(), fromLeader.report())) {
       ShardAssignment after = PlacementSnapshots.finished(a, move, move.fenceEpoch());
       log.info("Move {} of {}: broker {} holds all {} records; cut over to leader {} at epoch {}, replicas {} ({} ms)",
           move.moveId(), a.id(), move.to(), fromLeader.report().logEndOffset(), after.leader(), after.leaderEpoch(),
@@ -178,6 +178,19 @@ final class ReplicaRounds {
       probe.describe(move.to(), a.id());
     });
     return List.of();
+  }
+
+  /**
+   * Whether the destination's log holds every record of the fenced leader's, so that it may lead. A length is not
+   * enough: a leader that answers without its replica (not hosted, failed: log end 0) would pass any destination,
+   * and a destination holding a longer, diverged tail of an older epoch would pass too. With the same last epoch
+   * the destination's records of that epoch came from this leader, so its log is the leader's up to its end.
+   */
+  private static boolean holdsEveryRecordOf(ReplicaReport destination, ReplicaReport fencedLeader) {
+    return fencedLeader.hosted() && !fencedLeader.failed()
+        && destination.hosted() && !destination.failed()
+        && destination.lastEpoch() == fencedLeader.lastEpoch()
+        && destination.logEndOffset() >= fencedLeader.logEndOffset();
   }
 
   private boolean fresh(Answer answer, long now) {

@@ -1,10 +1,13 @@
 package io.felix.broker.control;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.felix.broker.assignment.ShardAssignment;
 import io.felix.broker.assignment.ShardId;
 import io.felix.broker.control.PlacementEvent.LeaderPromoted;
+import io.felix.broker.control.PlacementEvent.MoveCompleted;
+import io.felix.broker.control.PlacementEvent.MoveFenced;
 import io.felix.broker.control.ReplicaProbe.ReplicaReport;
 import java.util.ArrayList;
 import java.util.List;
@@ -61,5 +64,39 @@ class ReplicaRoundsTest {
     rounds.answered(new ReplicaReport(a.id(), survivors.get(1), true, "fenced", 1, 45, 38, false), 2, now + 20);
     assertEquals(List.of(new LeaderPromoted(a.id(), survivors.get(1), 2, lost)),
         rounds.progress(state, available, lostSince, now + 30));
+  }
+
+  @Test
+  void aFencedMoveCutsOverOnlyToADestinationHoldingTheLeadersRecordsOfItsLastEpoch() {
+    ControlState state = PlacementDecisionsTest.threeBrokers();
+    state = PlacementDecisionsTest.replay(state, new PlacementDecisions(PlacementDecisionsTest.SETTINGS)
+        .createStream(state, Set.of(0, 1, 2), "s", 1, 2).events());
+    ShardAssignment a = state.shards().get(new ShardId("s", 0));
+    int leader = a.leader();
+    int to = List.of(0, 1, 2).stream().filter(b -> !a.replicas().contains(b)).findFirst().orElseThrow();
+    PlacementDecisions.Decision move = new PlacementDecisions(PlacementDecisionsTest.SETTINGS)
+        .startMove(state, Set.of(0, 1, 2), "s", 0, to, 0);
+    state = PlacementDecisionsTest.replay(state, move.events());
+    state = PlacementDecisionsTest.replay(state, List.of(new MoveFenced(a.id(), 2)));
+    ReplicaRounds rounds = new ReplicaRounds(PlacementDecisionsTest.SETTINGS, new AskedFences(),
+        LoggerFactory.getLogger("test"));
+    Set<Integer> all = Set.of(0, 1, 2);
+    long now = 1_000;
+
+    // The leader answers the fence without its replica (restarted, or its actor stopped): log end 0 proves nothing.
+    rounds.answered(new ReplicaReport(a.id(), leader, false, "none", -1, 0, 0, false), 2, now);
+    rounds.answered(new ReplicaReport(a.id(), to, true, "learner", 1, 90, 0, false), 0, now + 1);
+    assertEquals(List.of(), rounds.progress(state, all, Map.of(), now + 2));
+
+    // A longer log whose last epoch differs from the fenced leader's is a diverged tail, not a copy.
+    rounds.answered(new ReplicaReport(a.id(), leader, true, "fenced", 1, 80, 0, false), 2, now + 3);
+    rounds.answered(new ReplicaReport(a.id(), to, true, "learner", 0, 95, 0, false), 0, now + 4);
+    assertEquals(List.of(), rounds.progress(state, all, Map.of(), now + 5));
+
+    // The same last epoch and at least the leader's log end: every record is there, so the move completes.
+    rounds.answered(new ReplicaReport(a.id(), to, true, "learner", 1, 80, 0, false), 0, now + 6);
+    List<PlacementEvent> events = rounds.progress(state, all, Map.of(), now + 7);
+    assertEquals(1, events.size(), events.toString());
+    assertTrue(events.get(0) instanceof MoveCompleted c && c.leader() == to && c.epoch() == 2, events.toString());
   }
 }

@@ -63,6 +63,9 @@ class AdminApiErrorsTest {
     expect(400, "to: required", cluster.post(via, "/v1/shard-moves", "{\"stream\":\"events\",\"shard\":0}"));
     expect(400, "unknown broker state 'sleepy'", cluster.post(via, "/v1/placement/simulate",
         "{\"brokers\":[{\"id\":0,\"state\":\"sleepy\"}],\"groups\":[]}"));
+    expect(400, "groups: a simulation takes at most 200000 shards in all, got 50000000",
+        cluster.post(via, "/v1/placement/simulate", "{\"brokers\":[{\"id\":0},{\"id\":1},{\"id\":2}],"
+            + "\"groups\":[{\"name\":\"x\",\"shards\":50000000,\"replication_factor\":3}]}"));
 
     // 404: unknown stream or broker.
     expect(404, "stream 'nope' does not exist", cluster.get(via, "/v1/streams/nope"));

@@ -1,6 +1,7 @@
 package io.felix.broker.control;
 
 import io.felix.broker.assignment.BrokerEndpoint;
+import io.felix.broker.assignment.ShardAssignment;
 import io.felix.broker.assignment.ShardId;
 import io.felix.broker.control.PlacementDecisions.Decision;
 import io.felix.broker.control.PlacementEvent.MoveAborted;
@@ -25,6 +26,7 @@ import org.apache.pekko.actor.typed.receptionist.Receptionist;
 import org.apache.pekko.cluster.ClusterEvent;
 import org.apache.pekko.cluster.Member;
 import org.apache.pekko.cluster.MemberStatus;
+import org.apache.pekko.cluster.UniqueAddress;
 import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.cluster.typed.Subscribe;
 import org.apache.pekko.persistence.typed.PersistenceId;
@@ -96,6 +98,10 @@ public final class PlacementController
   private final Map<Integer, Long> lostSince = new HashMap<>();
   private final Map<Integer, Long> ledWhenLost = new HashMap<>();
   private final Map<Integer, Long> noticedLost = new HashMap<>();
+  /** The incarnation of each broker id last seen up: another one for the same id means it restarted. */
+  private final Map<Integer, UniqueAddress> incarnations = new HashMap<>();
+  /** Shards whose leader restarted, with the epoch it led at: they fail over until a newer epoch is persisted. */
+  private final Map<ShardId, Long> leaderRestarted = new HashMap<>();
   private boolean membershipSeen;
   private ControlView.LastPass lastPass = ControlView.LastPass.NONE;
 
@@ -226,6 +232,7 @@ public final class PlacementController
   private void afterPersist(ControlState state) {
     publish(state);
     BrokerMetrics.of(context.getSystem()).movesInFlight(state.moves().size());
+    forgetPromoted(state);
     long now = now();
     ledWhenLost.entrySet().removeIf(lost -> {
       if (state.leadersOn(lost.getKey()) > 0) {
@@ -303,7 +310,7 @@ public final class PlacementController
 
   private Effect<PlacementEvent, ControlState> onProgress(ControlState state) {
     refreshAvailability(state);
-    List<PlacementEvent> events = rounds.progress(state, available, lostSince, now());
+    List<PlacementEvent> events = rounds.progress(state, available, lostSince, leaderRestarted.keySet(), now());
     return events.isEmpty() ? Effect().none() : persist(events);
   }
 
@@ -326,8 +333,10 @@ public final class PlacementController
       MemberStatus status = member.status();
       if ((status.equals(MemberStatus.up()) || status.equals(MemberStatus.weaklyUp())) && !unreachable.contains(member)) {
         up.add(id);
+        noticeIncarnation(state, id, member.uniqueAddress());
       }
     }
+    forgetPromoted(state);
     long now = now();
     for (int id : state.brokers().keySet()) {
       if (up.contains(id)) {
@@ -351,6 +360,33 @@ public final class PlacementController
     membershipSeen = true;
     available.clear();
     available.addAll(up);
+  }
+
+  /**
+   * A broker that comes back as a new incarnation within the failover timeout is never seen lost for long enough
+   * to fail over, yet its replicas that led refuse to lead again at the epoch their log already holds (they may
+   * have lost unflushed records their followers hold): those shards need a failover round now.
+   */
+  private void noticeIncarnation(ControlState state, int id, UniqueAddress incarnation) {
+    UniqueAddress previous = incarnations.put(id, incarnation);
+    if (previous == null || previous.equals(incarnation)) {
+      return;
+    }
+    List<ShardId> led = new ArrayList<>();
+    state.shards().values().stream().filter(a -> a.leader() == id).forEach(a -> {
+      leaderRestarted.put(a.id(), a.leaderEpoch());
+      led.add(a.id());
+    });
+    context.getLog().info("Broker {} restarted (was {}, now {}); the {} shards it led fail over: {}", id,
+        previous.address(), incarnation.address(), led.size(), led);
+  }
+
+  /** A restarted leader's shard needs no more failover once a newer epoch (promotion, abort, move) is decided. */
+  private void forgetPromoted(ControlState state) {
+    leaderRestarted.entrySet().removeIf(mark -> {
+      ShardAssignment a = state.shards().get(mark.getKey());
+      return a == null || a.leaderEpoch() > mark.getValue();
+    });
   }
 
   private static Integer brokerIdOf(Member member) {

@@ -12,6 +12,7 @@ import io.felix.placement.Planner;
 import io.felix.placement.Step;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -33,10 +34,13 @@ import org.slf4j.Logger;
  * <p>Move: the destination (a learner when staged) catches up from the leader; once it lags by at most
  * {@code move-catch-up-lag} records the leader is fenced at {@code epoch + 1} ({@link MoveFenced}) and stops
  * taking appends while still shipping what it has; once the destination's log end reaches the fenced leader's,
- * the cut-over is decided ({@link MoveCompleted}). A move past its timeout is aborted, at a new epoch if the
- * leader was fenced, so the old leader resumes. A move of a follower (a drain) fences the leader too: without
- * joint consensus, a replica set may only change when the new member holds every record the old set may have
- * committed, and a fenced leader commits nothing new. The write pause is the fence-to-cut-over time.
+ * the cut-over is decided ({@link MoveCompleted}). A move past its timeout is aborted: an unfenced leader simply
+ * goes on; once the leader was fenced, the shard gets a failover round instead (the fenced leader need not hold
+ * the most records), which may well choose it again. A leader whose broker restarted (a new incarnation, which
+ * refuses to lead at the epoch its log holds) gets a failover round at once, the failover timeout not waited
+ * for. A move of a follower (a drain) fences the leader too: without joint consensus, a replica set may only
+ * change when the new member holds every record the old set may have committed, and a fenced leader commits
+ * nothing new. The write pause is the fence-to-cut-over time.
  */
 final class ReplicaRounds {
 
@@ -69,13 +73,23 @@ final class ReplicaRounds {
 
   /**
    * @param lostSince when each unreachable broker was last seen reachable (brokers not listed are reachable)
+   * @param leaderRestarted shards whose leader's broker came back as a new incarnation: its replica will not lead
+   *     again at the epoch it held before the restart, so these need a failover round at once
    */
   List<PlacementEvent> progress(ControlState state, Set<Integer> available, Map<Integer, Long> lostSince,
-      long nowMillis) {
+      Set<ShardId> leaderRestarted, long nowMillis) {
     List<PlacementEvent> events = new ArrayList<>();
+    Set<ShardId> failingOver = new HashSet<>();
     for (ShardAssignment a : state.shards().values()) {
       Long lost = a.leader() == ShardAssignment.NO_LEADER ? Long.valueOf(0) : lostSince.get(a.leader());
-      if (lost != null && nowMillis - lost >= settings.failoverTimeout().toMillis()) {
+      MoveRecord move = state.moves().get(a.id());
+      // A fenced move that timed out fails over too: the fenced leader need not hold the most records (the
+      // destination may), so it is not simply re-appointed.
+      boolean fencedMoveTimedOut = move != null && move.fenceEpoch() > 0
+          && nowMillis - move.startedAtMillis() > settings.moveTimeout().toMillis();
+      if (lost != null && nowMillis - lost >= settings.failoverTimeout().toMillis()
+          || leaderRestarted.contains(a.id()) || fencedMoveTimedOut) {
+        failingOver.add(a.id());
         events.addAll(failover(state, a, available, nowMillis));
       } else {
         failovers.remove(a.id());
@@ -83,7 +97,7 @@ final class ReplicaRounds {
     }
     for (MoveRecord move : state.moves().values()) {
       ShardAssignment a = state.shards().get(move.shard());
-      if (a != null && !failovers.containsKey(a.id())) {
+      if (a != null && !failingOver.contains(a.id())) {
         events.addAll(advance(move, a, available, nowMillis));
       }
     }
@@ -99,8 +113,9 @@ final class ReplicaRounds {
     if (round == null || round.epoch() != epoch || now - round.startedAtMillis() > settings.replicaTimeout().toMillis()) {
       failovers.put(a.id(), new Failover(epoch, now));
       answers.remove(a.id());
+      // A restarted leader is reachable and fenced like the others: its log may hold the most records.
       for (int b : a.replicas()) {
-        if (b != a.leader() && available.contains(b)) {
+        if (available.contains(b)) {
           probe.fence(b, a.id(), epoch);
         }
       }
@@ -109,7 +124,7 @@ final class ReplicaRounds {
     List<ReplicaReport> fenced = answers.getOrDefault(a.id(), Map.of()).values().stream()
         .filter(x -> x.fenceEpoch() == epoch && x.atMillis() >= round.startedAtMillis())
         .map(Answer::report)
-        .filter(r -> r.hosted() && !r.failed() && r.brokerId() != a.leader())
+        .filter(r -> r.hosted() && !r.failed())
         .toList();
     if (fenced.size() < a.quorumSize()) {
       return List.of();
@@ -117,7 +132,12 @@ final class ReplicaRounds {
     ReplicaReport best = fenced.stream().max(ReplicaReport::compareLog).orElseThrow();
     Set<Integer> inSync = fenced.stream().filter(r -> r.compareLog(best) == 0).map(ReplicaReport::brokerId)
         .collect(Collectors.toSet());
-    Optional<Step> step = Planner.promote(PlacementSnapshots.of(state, available, settings), a.id().stream(),
+    // The rule chooses in a layout where the shard is leaderless and its move undone: the rule never re-chooses
+    // the leader it replaces nor a move's destination (shown as leader), yet a restarted or fenced leader, or the
+    // destination, may be the only replica holding every committed record.
+    ControlState leaderless = (move == null ? state : state.apply(new MoveAborted(a.id(), epoch, "", now)))
+        .apply(new LeaderPromoted(a.id(), ShardAssignment.NO_LEADER, epoch, a.leader()));
+    Optional<Step> step = Planner.promote(PlacementSnapshots.of(leaderless, available, settings), a.id().stream(),
         a.id().shard(), inSync);
     if (step.isEmpty()) {
       log.warn("Shard {} has no live replica among {} holding every committed record; it stays down", a.id(), inSync);
@@ -126,12 +146,14 @@ final class ReplicaRounds {
     failovers.remove(a.id());
     List<PlacementEvent> events = new ArrayList<>();
     if (move != null) {
-      events.add(new MoveAborted(a.id(), epoch, "leader " + a.leader() + " was lost", now));
+      events.add(new MoveAborted(a.id(), epoch, available.contains(a.leader())
+          ? "timed out after " + settings.moveTimeout().toMillis() + " ms, or leader " + a.leader() + " restarted"
+          : "leader " + a.leader() + " was lost", now));
     }
     events.add(new LeaderPromoted(a.id(), step.get().to(), epoch, a.leader()));
-    log.info("Shard {}: leader {} lost; {} of {} replicas fenced at epoch {}, broker {} promoted (log end {}, last epoch {})",
-        a.id(), a.leader(), fenced.size(), a.replicas().size(), epoch, step.get().to(), best.logEndOffset(),
-        best.lastEpoch());
+    log.info("Shard {}: leader {} {}; {} of {} replicas fenced at epoch {}, broker {} promoted (log end {}, last epoch {})",
+        a.id(), a.leader(), available.contains(a.leader()) ? "restarted or its fenced move timed out" : "lost",
+        fenced.size(), a.replicas().size(), epoch, step.get().to(), best.logEndOffset(), best.lastEpoch());
     return events;
   }
 

@@ -7,13 +7,19 @@ import io.felix.broker.log.FlushScheduler;
 import io.felix.broker.log.LogSettings;
 import io.felix.broker.replication.ReplicationSettings;
 import io.felix.broker.replication.ReplicationTransport;
+import java.io.IOException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.Map;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import java.util.concurrent.CompletableFuture;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -61,6 +67,11 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
   private final Set<ActorRef<ShardReplica.Command>> live = new HashSet<>();
   private CompletableFuture<Done> shuttingDown;
   private long spawned;
+  /** False until the first table is applied: that one decides which logs left on disk are stale. */
+  private boolean appliedSinceStart;
+
+  /** What {@link #directoryName} produces: a URL-encoded stream name, a dash, a shard number. */
+  private static final Pattern REPLICA_DIRECTORY = Pattern.compile("[A-Za-z0-9._*%+-]+-[0-9]+");
 
   private ReplicaDirectory(ActorContext<Command> context, Path dataDir, LogSettings logSettings,
       FlushScheduler flusher, ReplicationTransport transport, ReplicationSettings settings, ReplicaRegistry registry) {
@@ -102,18 +113,17 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
     }
     registry.table(table);
     transport.updatePeers(table.brokers());
+    if (!appliedSinceStart) {
+      appliedSinceStart = true;
+      deleteLogsNotHostedIn(table);
+    }
     for (ShardAssignment a : table.shards().values()) {
       if (!a.hostedBy(brokerId)) {
         continue;
       }
       ActorRef<ShardReplica.Command> replica = replicas.get(a.id());
       if (replica == null) {
-        replica = getContext().spawn(ShardReplica.create(a, brokerId, dataDir.resolve(directoryName(a.id())),
-            logSettings, flusher, transport, settings, registry), "replica-" + directoryName(a.id()) + "-" + (++spawned));
-        getContext().watchWith(replica, new ReplicaStopped(a.id(), replica));
-        replicas.put(a.id(), replica);
-        live.add(replica);
-        registry.put(a.id(), replica);
+        spawn(a);
       } else {
         replica.tell(new ShardReplica.Assign(a));
       }
@@ -131,6 +141,52 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
     getContext().getLog().info("broker {} applied assignment table v{}: hosting {} replicas", brokerId,
         table.version(), replicas.size());
     return this;
+  }
+
+  private void spawn(ShardAssignment a) {
+    ActorRef<ShardReplica.Command> replica = getContext().spawn(ShardReplica.create(a, brokerId,
+        dataDir.resolve(directoryName(a.id())), logSettings, flusher, transport, settings, registry),
+        "replica-" + directoryName(a.id()) + "-" + (++spawned));
+    getContext().watchWith(replica, new ReplicaStopped(a.id(), replica));
+    replicas.put(a.id(), replica);
+    live.add(replica);
+    registry.put(a.id(), replica);
+  }
+
+  /**
+   * Deletes the replica logs on disk that {@code table} does not have this broker host. A stream deleted while the
+   * broker was down was never retired here, and a new stream of the same name starts again at epoch 1: its replica
+   * must not open the old incarnation's log. The table is authoritative for what this broker hosts, even an old one.
+   * Only directories named like a replica log are touched (the data directory may hold other files, e.g. a journal).
+   */
+  private void deleteLogsNotHostedIn(AssignmentTable table) {
+    Set<String> hosted = new HashSet<>();
+    for (ShardAssignment a : table.shards().values()) {
+      if (a.hostedBy(brokerId)) {
+        hosted.add(directoryName(a.id()));
+      }
+    }
+    List<Path> stale;
+    try (Stream<Path> entries = Files.list(dataDir)) {
+      stale = entries.filter(Files::isDirectory)
+          .filter(d -> REPLICA_DIRECTORY.matcher(d.getFileName().toString()).matches())
+          .filter(d -> !hosted.contains(d.getFileName().toString()))
+          .toList();
+    } catch (IOException e) {
+      getContext().getLog().warn("broker {} cannot list {} for stale replica logs: {}", brokerId, dataDir,
+          e.toString());
+      return;
+    }
+    for (Path dir : stale) {
+      getContext().getLog().info("deleting replica log {}: not hosted in assignment table v{}", dir, table.version());
+      try (Stream<Path> tree = Files.walk(dir)) {
+        for (Path p : tree.sorted(Comparator.reverseOrder()).toList()) {
+          Files.delete(p);
+        }
+      } catch (IOException e) {
+        getContext().getLog().warn("broker {} could not delete stale replica log {}: {}", brokerId, dir, e.toString());
+      }
+    }
   }
 
   private Behavior<Command> onFence(FenceShard fence) {

@@ -7,13 +7,20 @@ import io.felix.broker.log.FlushScheduler;
 import io.felix.broker.log.LogSettings;
 import io.felix.broker.replication.ReplicationSettings;
 import io.felix.broker.replication.ReplicationTransport;
+import java.io.IOException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.Map;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import java.util.concurrent.CompletableFuture;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -34,7 +41,8 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
 
   public static final ServiceKey<Command> SERVICE_KEY = ServiceKey.create(Command.class, "felix-replica-directory");
 
-  public sealed interface Command permits ApplyAssignments, FenceShard, DescribeReplica, ReplicaStopped, Shutdown {}
+  public sealed interface Command
+      permits ApplyAssignments, FenceShard, DescribeReplica, ReplicaStopped, Respawn, StopReplicaUnretired, Shutdown {}
 
   /** Ignored unless {@code table.version} is newer than the table held. */
   public record ApplyAssignments(AssignmentTable table) implements Command, ControlMessage {}
@@ -45,6 +53,12 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
   public record DescribeReplica(ShardId id, ActorRef<ReplicaStatus> replyTo) implements Command, ControlMessage {}
 
   private record ReplicaStopped(ShardId id, ActorRef<ShardReplica.Command> replica) implements Command {}
+
+  /** A replica that failed is started again if the held table still has this broker host it. */
+  private record Respawn(ShardId id) implements Command {}
+
+  /** Test hook, local only: stops a replica actor without retiring it, the way an exception in it does. */
+  record StopReplicaUnretired(ShardId id) implements Command {}
 
   /** Local only: stop every replica (closing its log) and complete once all have stopped. */
   public record Shutdown(CompletableFuture<Done> done) implements Command {}
@@ -61,6 +75,13 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
   private final Set<ActorRef<ShardReplica.Command>> live = new HashSet<>();
   private CompletableFuture<Done> shuttingDown;
   private long spawned;
+  /** How long a replica that stopped on a failure stays down before it is started again. */
+  private static final Duration RESPAWN_BACKOFF = Duration.ofSeconds(1);
+  /** False until the first table is applied: that one decides which logs left on disk are stale. */
+  private boolean appliedSinceStart;
+
+  /** What {@link #directoryName} produces: a URL-encoded stream name, a dash, a shard number. */
+  private static final Pattern REPLICA_DIRECTORY = Pattern.compile("[A-Za-z0-9._*%+-]+-[0-9]+");
 
   private ReplicaDirectory(ActorContext<Command> context, Path dataDir, LogSettings logSettings,
       FlushScheduler flusher, ReplicationTransport transport, ReplicationSettings settings, ReplicaRegistry registry) {
@@ -89,6 +110,8 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
         .onMessage(FenceShard.class, this::onFence)
         .onMessage(DescribeReplica.class, this::onDescribe)
         .onMessage(ReplicaStopped.class, this::onReplicaStopped)
+        .onMessage(Respawn.class, this::onRespawn)
+        .onMessage(StopReplicaUnretired.class, this::onStopReplicaUnretired)
         .onMessage(Shutdown.class, this::onShutdown)
         .build();
   }
@@ -102,18 +125,17 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
     }
     registry.table(table);
     transport.updatePeers(table.brokers());
+    if (!appliedSinceStart) {
+      appliedSinceStart = true;
+      deleteLogsNotHostedIn(table);
+    }
     for (ShardAssignment a : table.shards().values()) {
       if (!a.hostedBy(brokerId)) {
         continue;
       }
       ActorRef<ShardReplica.Command> replica = replicas.get(a.id());
       if (replica == null) {
-        replica = getContext().spawn(ShardReplica.create(a, brokerId, dataDir.resolve(directoryName(a.id())),
-            logSettings, flusher, transport, settings, registry), "replica-" + directoryName(a.id()) + "-" + (++spawned));
-        getContext().watchWith(replica, new ReplicaStopped(a.id(), replica));
-        replicas.put(a.id(), replica);
-        live.add(replica);
-        registry.put(a.id(), replica);
+        spawn(a);
       } else {
         replica.tell(new ShardReplica.Assign(a));
       }
@@ -131,6 +153,52 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
     getContext().getLog().info("broker {} applied assignment table v{}: hosting {} replicas", brokerId,
         table.version(), replicas.size());
     return this;
+  }
+
+  private void spawn(ShardAssignment a) {
+    ActorRef<ShardReplica.Command> replica = getContext().spawn(ShardReplica.create(a, brokerId,
+        dataDir.resolve(directoryName(a.id())), logSettings, flusher, transport, settings, registry),
+        "replica-" + directoryName(a.id()) + "-" + (++spawned));
+    getContext().watchWith(replica, new ReplicaStopped(a.id(), replica));
+    replicas.put(a.id(), replica);
+    live.add(replica);
+    registry.put(a.id(), replica);
+  }
+
+  /**
+   * Deletes the replica logs on disk that {@code table} does not have this broker host. A stream deleted while the
+   * broker was down was never retired here, and a new stream of the same name starts again at epoch 1: its replica
+   * must not open the old incarnation's log. The table is authoritative for what this broker hosts, even an old one.
+   * Only directories named like a replica log are touched (the data directory may hold other files, e.g. a journal).
+   */
+  private void deleteLogsNotHostedIn(AssignmentTable table) {
+    Set<String> hosted = new HashSet<>();
+    for (ShardAssignment a : table.shards().values()) {
+      if (a.hostedBy(brokerId)) {
+        hosted.add(directoryName(a.id()));
+      }
+    }
+    List<Path> stale;
+    try (Stream<Path> entries = Files.list(dataDir)) {
+      stale = entries.filter(Files::isDirectory)
+          .filter(d -> REPLICA_DIRECTORY.matcher(d.getFileName().toString()).matches())
+          .filter(d -> !hosted.contains(d.getFileName().toString()))
+          .toList();
+    } catch (IOException e) {
+      getContext().getLog().warn("broker {} cannot list {} for stale replica logs: {}", brokerId, dataDir,
+          e.toString());
+      return;
+    }
+    for (Path dir : stale) {
+      getContext().getLog().info("deleting replica log {}: not hosted in assignment table v{}", dir, table.version());
+      try (Stream<Path> tree = Files.walk(dir)) {
+        for (Path p : tree.sorted(Comparator.reverseOrder()).toList()) {
+          Files.delete(p);
+        }
+      } catch (IOException e) {
+        getContext().getLog().warn("broker {} could not delete stale replica log {}: {}", brokerId, dir, e.toString());
+      }
+    }
   }
 
   private Behavior<Command> onFence(FenceShard fence) {
@@ -156,13 +224,50 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
   private Behavior<Command> onReplicaStopped(ReplicaStopped stopped) {
     live.remove(stopped.replica());
     if (replicas.get(stopped.id()) == stopped.replica()) {
-      // Stopped without being retired: it failed. Forget it so that the next table starts it again.
-      getContext().getLog().warn("replica {} on broker {} stopped unexpectedly", stopped.id(), brokerId);
+      // Stopped without being retired: it failed. Tables are re-pushed with the same version, which is ignored, so
+      // waiting for a table would leave the shard unserved here: start it again after a pause instead.
       replicas.remove(stopped.id());
       registry.remove(stopped.id());
+      if (shuttingDown == null && hostedInHeldTable(stopped.id()) != null) {
+        getContext().getLog().warn("replica {} on broker {} stopped without being retired (it failed): starting it "
+            + "again in {} ms", stopped.id(), brokerId, RESPAWN_BACKOFF.toMillis());
+        getContext().scheduleOnce(RESPAWN_BACKOFF, getContext().getSelf(), new Respawn(stopped.id()));
+      } else {
+        getContext().getLog().warn("replica {} on broker {} stopped without being retired (it failed); the held "
+            + "table v{} no longer has it hosted here", stopped.id(), brokerId, registry.table().version());
+      }
     }
     completeShutdownIfDone();
     return this;
+  }
+
+  private Behavior<Command> onRespawn(Respawn respawn) {
+    // In the meantime a newer table may have retired the shard, or started it again itself.
+    ShardAssignment a = hostedInHeldTable(respawn.id());
+    if (shuttingDown != null || replicas.containsKey(respawn.id()) || a == null) {
+      getContext().getLog().info("broker {} does not restart replica {}: {}", brokerId, respawn.id(),
+          shuttingDown != null ? "shutting down" : a == null ? "table v" + registry.table().version()
+              + " no longer has it hosted here" : "a newer table started it already");
+      return this;
+    }
+    getContext().getLog().info("broker {} restarts replica {} after its failure (table v{})", brokerId, respawn.id(),
+        registry.table().version());
+    spawn(a);
+    return this;
+  }
+
+  private Behavior<Command> onStopReplicaUnretired(StopReplicaUnretired stop) {
+    ActorRef<ShardReplica.Command> replica = replicas.get(stop.id());
+    if (replica != null) {
+      getContext().stop(replica);
+    }
+    return this;
+  }
+
+  /** The shard's assignment in the held table if it has this broker host it, else null. */
+  private ShardAssignment hostedInHeldTable(ShardId id) {
+    ShardAssignment a = registry.table().shards().get(id);
+    return a != null && a.hostedBy(brokerId) ? a : null;
   }
 
   private Behavior<Command> onShutdown(Shutdown shutdown) {

@@ -174,6 +174,32 @@ public final class BrokerCluster implements AutoCloseable {
         .build());
   }
 
+  /** Waits until the admin API of {@code via} lists exactly {@code n} live brokers. */
+  public void awaitBrokersLive(Broker via, int n) {
+    await(Duration.ofSeconds(30), n + " brokers registered and live", () -> {
+      Reply r = get(via, "/v1/brokers");
+      if (r.status() != 200) {
+        return false;
+      }
+      int live = 0;
+      for (JsonNode b : r.json()) {
+        live += b.get("state").asText().equals("live") ? 1 : 0;
+      }
+      return live == n;
+    });
+  }
+
+  /** The shards of {@code stream} that broker {@code leader} leads, per the admin API of {@code via}. */
+  public List<Integer> shardsLedBy(Broker via, String stream, int leader) {
+    List<Integer> led = new ArrayList<>();
+    for (JsonNode shard : get(via, "/v1/streams/" + stream).json().get("shard_assignments")) {
+      if (shard.get("leader").asInt() == leader) {
+        led.add(shard.get("shard").asInt());
+      }
+    }
+    return led;
+  }
+
   /** Polls the condition every 50 ms until true, failing with {@code what} after {@code timeout}. */
   public static void await(Duration timeout, String what, BooleanSupplier condition) {
     long deadline = System.nanoTime() + timeout.toNanos();

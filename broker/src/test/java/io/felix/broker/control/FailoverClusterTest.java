@@ -49,10 +49,7 @@ class FailoverClusterTest {
       Broker victim = singletonHost ? host
           : cluster.live().stream().filter(b -> b != host).reduce((a, b) -> b).orElseThrow();
       Broker survivor = cluster.live().stream().filter(b -> b != victim).findFirst().orElseThrow();
-      BrokerCluster.await(Duration.ofSeconds(20), "3 brokers registered", () -> {
-        BrokerCluster.Reply r = cluster.get(survivor, "/v1/brokers");
-        return r.status() == 200 && r.json().size() == 3;
-      });
+      cluster.awaitBrokersLive(survivor, 3);
       assertEquals(200, cluster.post(survivor, "/v1/streams",
           "{\"name\":\"events\",\"shards\":" + SHARDS + ",\"replication_factor\":3}").status());
       cluster.awaitReady();
@@ -61,12 +58,7 @@ class FailoverClusterTest {
       assertEquals(200, cluster.post(survivor, "/v1/placement/pause", "").status());
 
       JsonNode before = cluster.get(survivor, "/v1/streams/events").json().get("shard_assignments");
-      List<Integer> led = new ArrayList<>();
-      for (JsonNode shard : before) {
-        if (shard.get("leader").asInt() == victim.id()) {
-          led.add(shard.get("shard").asInt());
-        }
-      }
+      List<Integer> led = cluster.shardsLedBy(survivor, "events", victim.id());
       assertEquals(2, led.size(), "a fresh 6-shard stream on 3 brokers puts 2 leaders on each: " + before);
 
       try (FelixClient client = cluster.client(); FelixClient reader = cluster.client()) {

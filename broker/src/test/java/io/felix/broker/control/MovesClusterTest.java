@@ -31,7 +31,7 @@ class MovesClusterTest {
   void pauseStopsMovesManualMovesCompleteAndResumeRebalancesWithDataIntact() throws Exception {
     try (BrokerCluster cluster = BrokerCluster.start(3, Map.of())) {
       Broker via = cluster.broker(1);
-      awaitBrokers(cluster, via, 3);
+      cluster.awaitBrokersLive(via, 3);
       create(cluster, via, "a", 6, 3);
       create(cluster, via, "b", 3, 2);
       cluster.awaitReady();
@@ -110,7 +110,7 @@ class MovesClusterTest {
   void joiningBrokerReceivesShardsDrainingMovesThemOffAndRemovalWaitsUntilEmpty() throws Exception {
     try (BrokerCluster cluster = BrokerCluster.start(3, Map.of())) {
       Broker via = cluster.broker(0);
-      awaitBrokers(cluster, via, 3);
+      cluster.awaitBrokersLive(via, 3);
       create(cluster, via, "c", 8, 2);
       cluster.awaitReady();
       try (FelixClient client = cluster.client(); FelixClient reader = cluster.client()) {
@@ -119,7 +119,7 @@ class MovesClusterTest {
 
         cluster.add(3, "");
         cluster.awaitUp(4);
-        awaitBrokers(cluster, via, 4);
+        cluster.awaitBrokersLive(via, 4);
         BrokerCluster.await(Duration.ofSeconds(60), "broker 3 leading its share of c", () -> {
           JsonNode status = cluster.get(via, "/v1/replication-status?format=json").json();
           return status.get("streams").get("c").get("3").asInt() == 2 && spread(status.get("streams").get("c")) == 0
@@ -150,20 +150,6 @@ class MovesClusterTest {
         assertTrue(ledger.acknowledged() > 100);
       }
     }
-  }
-
-  static void awaitBrokers(BrokerCluster cluster, Broker via, int n) {
-    BrokerCluster.await(Duration.ofSeconds(30), n + " brokers registered and live", () -> {
-      Reply r = cluster.get(via, "/v1/brokers");
-      if (r.status() != 200) {
-        return false;
-      }
-      int live = 0;
-      for (JsonNode b : r.json()) {
-        live += b.get("state").asText().equals("live") ? 1 : 0;
-      }
-      return live == n;
-    });
   }
 
   static void create(BrokerCluster cluster, Broker via, String name, int shards, int rf) {

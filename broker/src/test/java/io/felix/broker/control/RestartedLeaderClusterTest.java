@@ -44,10 +44,7 @@ class RestartedLeaderClusterTest {
         "felix.control.failover-timeout", FAILOVER_TIMEOUT.toSeconds() + "s"))) {
       Broker host = cluster.singletonHost();
       Broker victim = cluster.live().stream().filter(b -> b != host).reduce((a, b) -> b).orElseThrow();
-      BrokerCluster.await(Duration.ofSeconds(20), "3 brokers registered", () -> {
-        BrokerCluster.Reply r = cluster.get(host, "/v1/brokers");
-        return r.status() == 200 && r.json().size() == 3;
-      });
+      cluster.awaitBrokersLive(host, 3);
       assertEquals(200, cluster.post(host, "/v1/streams",
           "{\"name\":\"events\",\"shards\":" + SHARDS + ",\"replication_factor\":3}").status());
       cluster.awaitReady();
@@ -55,12 +52,7 @@ class RestartedLeaderClusterTest {
       assertEquals(200, cluster.post(host, "/v1/placement/pause", "").status());
 
       JsonNode before = cluster.get(host, "/v1/streams/events").json().get("shard_assignments");
-      List<Integer> led = new ArrayList<>();
-      for (JsonNode shard : before) {
-        if (shard.get("leader").asInt() == victim.id()) {
-          led.add(shard.get("shard").asInt());
-        }
-      }
+      List<Integer> led = cluster.shardsLedBy(host, "events", victim.id());
       assertEquals(2, led.size(), "a fresh 6-shard stream on 3 brokers puts 2 leaders on each: " + before);
 
       try (FelixClient client = cluster.client(); FelixClient reader = cluster.client()) {

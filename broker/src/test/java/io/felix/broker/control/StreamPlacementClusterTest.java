@@ -25,26 +25,12 @@ class StreamPlacementClusterTest {
   @BeforeAll
   static void start() {
     cluster = BrokerCluster.start(3, Map.of());
-    awaitBrokers(3);
+    cluster.awaitBrokersLive(cluster.live().get(0), 3);
   }
 
   @AfterAll
   static void stop() {
     cluster.close();
-  }
-
-  static void awaitBrokers(int n) {
-    BrokerCluster.await(Duration.ofSeconds(20), n + " brokers registered and live", () -> {
-      BrokerCluster.Reply reply = cluster.get(cluster.live().get(0), "/v1/brokers");
-      if (reply.status() != 200) {
-        return false;
-      }
-      int live = 0;
-      for (JsonNode b : reply.json()) {
-        live += b.get("state").asText().equals("live") ? 1 : 0;
-      }
-      return live == n;
-    });
   }
 
   @Test

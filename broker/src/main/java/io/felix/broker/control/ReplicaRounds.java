@@ -158,11 +158,13 @@ final class ReplicaRounds {
   }
 
   private List<PlacementEvent> advance(MoveRecord move, ShardAssignment a, Set<Integer> available, long now) {
+    // Only a move not yet fenced times out here (a fenced one fails over in progress): its leader never stopped,
+    // so it simply keeps leading at its epoch.
     if (now - move.startedAtMillis() > settings.moveTimeout().toMillis()) {
-      long epoch = move.fenceEpoch() > 0 ? move.fenceEpoch() + 1 : a.leaderEpoch();
-      log.warn("Move {} of {} from {} to {} did not finish within {}; aborted, leader {} resumes at epoch {}",
-          move.moveId(), move.shard(), move.from(), move.to(), settings.moveTimeout(), a.leader(), epoch);
-      return List.of(new MoveAborted(a.id(), epoch, "timed out after " + settings.moveTimeout().toMillis() + " ms", now));
+      log.warn("Move {} of {} from {} to {} did not finish within {}; aborted, leader {} keeps leading at epoch {}",
+          move.moveId(), move.shard(), move.from(), move.to(), settings.moveTimeout(), a.leader(), a.leaderEpoch());
+      return List.of(new MoveAborted(a.id(), a.leaderEpoch(),
+          "timed out after " + settings.moveTimeout().toMillis() + " ms", now));
     }
     int leader = a.leader();
     if (!available.contains(leader) || !available.contains(move.to())) {

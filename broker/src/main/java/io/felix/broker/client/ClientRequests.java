@@ -4,7 +4,7 @@ import io.felix.broker.assignment.AssignmentTable;
 import io.felix.broker.assignment.BrokerEndpoint;
 import io.felix.broker.assignment.ShardAssignment;
 import io.felix.broker.assignment.ShardId;
-import io.felix.broker.replication.ProduceForwarder;
+import io.felix.broker.client.ProduceForwarder;
 import io.felix.broker.shard.RecordListSummary;
 import io.felix.broker.shard.ReplicaRegistry;
 import io.felix.broker.shard.ShardReplica;

@@ -1,9 +1,17 @@
-package io.felix.broker.shard;
+package io.felix.broker.replication;
+
+import io.felix.broker.shard.ControlMessageSerializer;
+
+import io.felix.broker.shard.RecordListSummary;
+
+import io.felix.broker.shard.ShardReplica;
+
+import io.felix.broker.shard.ReplicaRegistry;
 
 import io.felix.broker.assignment.ShardId;
 import io.felix.protocol.Errors;
-import io.felix.broker.replication.ProduceForwarder;
-import io.felix.broker.replication.ReplicationTransport;
+import io.felix.broker.client.ProduceForwarder;
+import io.felix.broker.transport.ReplicationTransport;
 import io.felix.protocol.client.ErrorCode;
 import io.felix.protocol.client.Response;
 import io.felix.protocol.replication.FetchError;

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Timeout;
  * PostgreSQL server is installed (CI installs one).
  */
 @Timeout(value = 3, unit = java.util.concurrent.TimeUnit.MINUTES) // a hung cluster fails, never stalls CI
-class PostgresJournalTest {
+class PostgresJournalHandoverClusterTest {
 
   @Test
   void placementStateSurvivesAHandOverOnThePostgresJournalWithSnapshots() throws Exception {

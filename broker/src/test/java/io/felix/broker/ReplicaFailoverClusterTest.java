@@ -45,7 +45,7 @@ import org.junit.jupiter.api.io.TempDir;
  * bring the old leader back. No acknowledged record may be lost, and nothing unacknowledged may survive on the old
  * leader.
  */
-class FailoverTest {
+class ReplicaFailoverClusterTest {
   private static final ShardId SHARD = new ShardId("failover", 0);
   private static final List<Integer> REPLICAS = List.of(0, 1, 2);
 

@@ -10,7 +10,7 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** Promotion of a follower when a leader fails: only in-sync replicas, spread by the same tiers as placement. */
-class FailoverTest {
+class FailoverPromotionTest {
 
   @Test
   void failedLeadersArePromotedOnlyToInSyncReplicas() {

@@ -31,7 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
  * broker.conf reads). The placement journal must land in PostgreSQL and survive a restart of every broker and
  * of the database.
  */
-class PostgresJournalTest {
+class ComposePostgresRestartProcessTest {
 
   private static final Duration READY = Duration.ofSeconds(120);
 

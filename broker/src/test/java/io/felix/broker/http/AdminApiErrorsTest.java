@@ -8,6 +8,7 @@ import com.typesafe.config.ConfigFactory;
 import io.felix.broker.node.BrokerNode;
 import io.felix.broker.BrokerCluster;
 import io.felix.broker.BrokerCluster.Reply;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Every kind of bad request gets its status and a JSON error naming the problem, and changes nothing. */
 @Timeout(value = 3, unit = java.util.concurrent.TimeUnit.MINUTES) // a hung cluster fails, never stalls CI
@@ -109,9 +111,13 @@ class AdminApiErrorsTest {
   }
 
   @Test
-  void brokerOutsideAnyClusterIsNotReadyAndAnswers503() {
+  void brokerOutsideAnyClusterIsNotReadyAndAnswers503(@TempDir Path dataDir) {
+    // Every listener on a free port and the data under a temporary directory, never the defaults (7070, 7071,
+    // 2551, 8080 and ./data), which another process on this machine may hold.
     try (BrokerNode lonely = BrokerNode.start(ConfigFactory.parseMap(Map.of(
-        "felix.broker.id", 7, "felix.cluster.port", 0, "felix.http.port", 0, "felix.http.singleton-timeout", "500ms",
+        "felix.broker.id", 7, "felix.broker.data-dir", dataDir.toString(),
+        "felix.broker.client-port", 0, "felix.broker.replication-port", 0,
+        "felix.cluster.port", 0, "felix.http.port", 0, "felix.http.singleton-timeout", "500ms",
         "felix.persistence.url", "jdbc:h2:mem:lonely-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1")))) {
       Reply health = cluster.get(lonely, "/health");
       assertEquals(200, health.status());

@@ -2,8 +2,6 @@ package io.felix.broker;
 
 import io.felix.broker.node.DataPlane;
 
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import io.felix.broker.assignment.AssignmentTable;
@@ -89,6 +87,11 @@ public final class TestBrokers implements AutoCloseable {
     }
   }
 
+  /** Broker {@code id}'s ActorSystem (to watch its actors from a test). */
+  public ActorSystem<Void> system(int id) {
+    return systems.get(id);
+  }
+
   public DataPlane plane(int id) {
     return planes.get(id);
   }
@@ -148,17 +151,9 @@ public final class TestBrokers implements AutoCloseable {
     return systems.values().iterator().next();
   }
 
+  /** {@link BrokerCluster#await}, with the arguments in the order these tests have always used. */
   public static void await(String what, Duration timeout, BooleanSupplier condition) {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (!condition.getAsBoolean()) {
-      assertTrue(System.nanoTime() < deadline, "timed out waiting until " + what);
-      try {
-        Thread.sleep(50);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException(e);
-      }
-    }
+    BrokerCluster.await(timeout, what, condition);
   }
 
   public List<Integer> running() {

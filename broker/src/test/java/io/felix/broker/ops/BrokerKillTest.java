@@ -3,13 +3,16 @@ package io.felix.broker.ops;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.felix.broker.BrokerCluster;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -18,6 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
  * again with {@code bin/felix local start} and rejoins; then the whole stream is read back and every
  * acknowledged record must be there exactly once, at its acknowledged offset, in order per producer.
  */
+@Timeout(value = 10, unit = java.util.concurrent.TimeUnit.MINUTES) // hung brokers fail the test, never stall CI
 class BrokerKillTest {
 
   private static final String STREAM = "kill-test";
@@ -70,7 +74,8 @@ class BrokerKillTest {
         awaitAcked(fleet, fleet.ackedCount() + 2_000, Duration.ofSeconds(60));
         fleet.stop();
 
-        StreamVerifier.Report report = StreamVerifier.verify(bootstrap, STREAM, SHARDS, fleet.acked());
+        StreamVerifier.Report report =
+            StreamVerifier.verify(bootstrap, STREAM, SHARDS, fleet.acked(), Duration.ofSeconds(120));
         System.out.printf("kill test: broker %d (leading %d of %d shards) SIGKILLed; all shards led again after %d ms;"
             + " restarted, it leads %d again; %d records acknowledged, %d failed, %d read back%n", victim,
             before.values().stream().filter(s -> s.leader() == victim).count(), SHARDS, failoverMs,
@@ -89,29 +94,22 @@ class BrokerKillTest {
         .thenComparing(Map.Entry.comparingByKey(Comparator.reverseOrder()))).orElseThrow().getKey();
   }
 
-  /** Waits until {@code broker} leads at least one shard of the stream again. */
-  private static Map<Integer, AdminApi.Shard> awaitLeading(AdminApi admin, int broker, Duration timeout)
-      throws Exception {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    Map<Integer, AdminApi.Shard> last = Map.of();
-    while (System.nanoTime() < deadline) {
-      last = admin.shards(STREAM);
-      if (last.values().stream().anyMatch(s -> s.leader() == broker)) {
-        return last;
+  /** Waits until {@code broker} leads at least one shard of the stream again; returns that layout. */
+  private static Map<Integer, AdminApi.Shard> awaitLeading(AdminApi admin, int broker, Duration timeout) {
+    AtomicReference<Map<Integer, AdminApi.Shard>> last = new AtomicReference<>(Map.of());
+    BrokerCluster.await(timeout, "restarted broker " + broker + " leading a shard of " + STREAM, () -> {
+      try {
+        last.set(admin.shards(STREAM));
+      } catch (Exception e) {
+        throw new AssertionError("admin API of a surviving broker failed: " + e, e);
       }
-      Thread.sleep(250);
-    }
-    throw new AssertionError("restarted broker " + broker + " leads nothing after " + timeout + ": " + last);
+      return last.get().values().stream().anyMatch(s -> s.leader() == broker);
+    });
+    return last.get();
   }
 
-  private static void awaitAcked(ProducerFleet fleet, long count, Duration timeout) throws InterruptedException {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (fleet.ackedCount() < count) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("only " + fleet.ackedCount() + " of " + count + " records acknowledged within "
-            + timeout + " (" + fleet.failedCount() + " failed)");
-      }
-      Thread.sleep(50);
-    }
+  private static void awaitAcked(ProducerFleet fleet, long count, Duration timeout) {
+    BrokerCluster.await(timeout, count + " records acknowledged (" + fleet.ackedCount() + " so far, "
+        + fleet.failedCount() + " failed)", () -> fleet.ackedCount() >= count);
   }
 }

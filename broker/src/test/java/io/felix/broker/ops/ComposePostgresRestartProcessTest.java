@@ -21,6 +21,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -31,6 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
  * broker.conf reads). The placement journal must land in PostgreSQL and survive a restart of every broker and
  * of the database.
  */
+@Timeout(value = 10, unit = java.util.concurrent.TimeUnit.MINUTES) // hung brokers fail the test, never stall CI
 class ComposePostgresRestartProcessTest {
 
   private static final Duration READY = Duration.ofSeconds(120);

@@ -6,6 +6,7 @@ import io.felix.client.FelixClient;
 import io.felix.client.FetchResult;
 import io.felix.client.FetchedRecord;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -25,8 +26,13 @@ final class StreamVerifier {
 
   private StreamVerifier() {}
 
-  static Report verify(String bootstrap, String stream, int shards, Map<Long, ProducerFleet.Acked> acked)
-      throws Exception {
+  /**
+   * @param timeout for the whole read: a shard whose reads stop advancing (or never reach its commit offset) fails
+   *     the verification with where it stood, instead of fetching for ever
+   */
+  static Report verify(String bootstrap, String stream, int shards, Map<Long, ProducerFleet.Acked> acked,
+      Duration timeout) throws Exception {
+    long deadline = System.nanoTime() + timeout.toNanos();
     List<String> problems = new ArrayList<>();
     Map<Long, List<ProducerFleet.Acked>> seen = new HashMap<>();
     long read = 0;
@@ -36,6 +42,11 @@ final class StreamVerifier {
         long offset = 0;
         long commit = Long.MAX_VALUE;
         while (offset < commit) {
+          if (System.nanoTime() - deadline > 0) {
+            throw new AssertionError("reading " + stream + "/" + shard + " back did not reach its commit offset "
+                + commit + " within " + timeout + ": stuck at offset " + offset + " after " + read
+                + " records read in all");
+          }
           FetchResult r = client.fetch(stream, shard, offset, 1 << 20, 0).get(30, TimeUnit.SECONDS);
           commit = r.commitOffset();
           for (FetchedRecord rec : r.records()) {

@@ -41,9 +41,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Failover the way the control plane drives it (CONTRACT.md): fence a majority, promote the most up-to-date, and
- * bring the old leader back. No acknowledged record may be lost, and nothing unacknowledged may survive on the old
- * leader.
+ * Failover of one shard's replicas, driven by hand the way the control plane drives it (CONTRACT.md): fence a
+ * majority, promote the most up-to-date, and bring the old leader back (the control plane doing it on its own is
+ * {@code control.FailoverClusterTest}). No acknowledged record may be lost, and nothing unacknowledged may
+ * survive on the old leader.
  */
 class ReplicaFailoverClusterTest {
   private static final ShardId SHARD = new ShardId("failover", 0);
@@ -72,7 +73,9 @@ class ReplicaFailoverClusterTest {
 
       // The control plane starts a failover: broker 1 is fenced at epoch 2, so the leader can no longer reach a
       // quorum. What it appends now is never acknowledged.
-      assertEquals("follower", brokers.fence(1, SHARD, 2).role().replace("fenced", "follower"));
+      ReplicaStatus fencedFollower = brokers.fence(1, SHARD, 2);
+      assertEquals("fenced", fencedFollower.role(), "a follower fenced at epoch 2 stops following epoch 1");
+      assertEquals(3010, fencedFollower.logEndOffset(), "the fenced follower holds every acknowledged record");
       try (RawClient raw = new RawClient(brokers.endpoint(0).host(), brokers.endpoint(0).clientPort())) {
         Response r = raw.call(Request.newBuilder().setProduce(ProduceRequest.newBuilder().setStream(SHARD.stream())
             .setShard(0).setRecords(records("unacknowledged", 50)).setTimeoutMs(1000)));
@@ -94,6 +97,7 @@ class ReplicaFailoverClusterTest {
       brokers.apply(table(brokers, 0, 1));
       TestBrokers.await("broker 2 hosts the shard", Duration.ofSeconds(20), () -> brokers.describe(2, SHARD).hosted());
       List<ReplicaStatus> answers = List.of(brokers.fence(1, SHARD, 2), brokers.fence(2, SHARD, 2));
+      assertEquals(List.of("fenced", "fenced"), answers.stream().map(ReplicaStatus::role).toList());
       ReplicaStatus chosen = answers.stream().max(Comparator.comparingLong(ReplicaStatus::lastEpoch)
           .thenComparingLong(ReplicaStatus::logEndOffset)).orElseThrow();
       assertEquals(1, chosen.brokerId(), "broker 1 holds every acknowledged record");

@@ -67,7 +67,9 @@ class FailoverClusterTest {
           assertTrue(ledger.writeAndWait(shard), "shard " + shard + " takes writes before the stop");
         }
         ledger.start(200);
-        Thread.sleep(1000);
+        int ackedAtStart = ledger.acknowledged();
+        BrokerCluster.await(Duration.ofSeconds(30), "100 records acknowledged before the stop",
+            () -> ledger.acknowledged() >= ackedAtStart + 100);
 
         long stoppedAt = System.nanoTime();
         cluster.stop(victim);
@@ -86,7 +88,9 @@ class FailoverClusterTest {
         }
         log.info("FAILOVER: every shard led by broker {} ({}) took writes again {} ms after it stopped", victim.id(),
             singletonHost ? "host of the placement singleton" : "not the singleton host", failoverMillis);
-        Thread.sleep(1000);
+        int ackedAfterRecovery = ledger.acknowledged();
+        BrokerCluster.await(Duration.ofSeconds(30), "100 more records acknowledged after the new leaders took over",
+            () -> ledger.acknowledged() >= ackedAfterRecovery + 100);
         ledger.stop();
 
         JsonNode after = cluster.get(survivor, "/v1/streams/events").json().get("shard_assignments");

@@ -44,7 +44,8 @@ class MovesClusterTest {
         RecordLedger ledgerB = new RecordLedger(clientB, "b", 3);
         ledgerA.start(100);
         ledgerB.start(100);
-        Thread.sleep(500);
+        BrokerCluster.await(Duration.ofSeconds(30), "records acknowledged on a and b before the moves",
+            () -> ledgerA.acknowledged() >= 20 && ledgerB.acknowledged() >= 20);
 
         // A staged leader move: b/0 goes to the broker that holds no replica of it.
         JsonNode b0 = shard(cluster, via, "b", 0);
@@ -72,8 +73,13 @@ class MovesClusterTest {
           }
         }
         assertEquals(4, leadersOf(cluster, via, "a", 0));
-        // Paused: several placement passes later, nothing has been planned or started.
-        Thread.sleep(1500);
+        // Paused: placement passes that see broker 0 leading 4 of 6 plan and start nothing. The first pass after
+        // this point may have begun before the last manual move finished; the one after it cannot have.
+        long sawImbalance = awaitPassAfter(cluster, via, awaitPassAfter(cluster, via, lastPassAt(cluster, via)));
+        JsonNode placement = cluster.get(via, "/v1/placement").json();
+        assertTrue(placement.get("paused").asBoolean(), placement.toString());
+        assertTrue(placement.get("last_pass").get("at_ms").asLong() >= sawImbalance, placement.toString());
+        assertEquals(0, placement.get("last_pass").get("planned").size(), "a paused pass plans no move: " + placement);
         JsonNode moves = cluster.get(via, "/v1/shard-moves").json();
         assertEquals(0, moves.get("in_flight").size());
         assertEquals(1 + manual, moves.get("recent").size(), moves.toString());
@@ -165,6 +171,21 @@ class MovesClusterTest {
   static int leadersOf(BrokerCluster cluster, BrokerNode via, String stream, int broker) {
     return cluster.get(via, "/v1/replication-status?format=json").json().get("streams").get(stream)
         .get(String.valueOf(broker)).asInt();
+  }
+
+  /** When the last placement pass ran, per GET /v1/placement (0 before the first). */
+  static long lastPassAt(BrokerCluster cluster, BrokerNode via) {
+    return cluster.get(via, "/v1/placement").json().get("last_pass").get("at_ms").asLong();
+  }
+
+  /** Waits for a placement pass that ran after {@code atMillis} (a last_pass time); returns when it ran. */
+  static long awaitPassAfter(BrokerCluster cluster, BrokerNode via, long atMillis) {
+    long[] at = new long[1];
+    BrokerCluster.await(Duration.ofSeconds(30), "a placement pass after " + atMillis, () -> {
+      at[0] = lastPassAt(cluster, via);
+      return at[0] > atMillis;
+    });
+    return at[0];
   }
 
   static JsonNode awaitMoveFinished(BrokerCluster cluster, BrokerNode via, String stream, int shard) {

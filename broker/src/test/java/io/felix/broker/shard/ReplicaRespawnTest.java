@@ -13,7 +13,13 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.pekko.actor.ActorRef;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -39,15 +45,22 @@ class ReplicaRespawnTest {
         TestBrokers.await("broker 1 replicated 3 records", Duration.ofSeconds(20),
             () -> brokers.describe(1, SHARD).logEndOffset() == 3);
 
+        // First the stop itself: the replica actor that served the shard terminates.
+        ActorRef stopped = replicaActor(brokers, 1).orElseThrow();
+        TestProbe<Object> watcher = TestProbe.create(brokers.system(1));
         brokers.plane(1).directory().tell(new ReplicaDirectory.StopReplicaUnretired(SHARD));
-        TestBrokers.await("broker 1 serves " + SHARD + " again", Duration.ofSeconds(20), () -> {
-          try {
-            ReplicaStatus s = brokers.describe(1, SHARD);
-            return s.hosted() && s.role().equals("follower") && s.logEndOffset() == 3;
-          } catch (IllegalStateException askedTheStoppingReplica) {
+        watcher.expectTerminated(Adapter.toTyped(stopped), Duration.ofSeconds(20));
+
+        // Then the respawn: a new replica actor (another incarnation) serves the shard with its log.
+        TestBrokers.await("a new replica actor on broker 1 serves " + SHARD, Duration.ofSeconds(20), () -> {
+          Optional<ActorRef> now = replicaActor(brokers, 1);
+          if (now.isEmpty() || now.get().equals(stopped)) {
             return false;
           }
+          ReplicaStatus s = brokers.describe(1, SHARD);
+          return s.hosted() && s.role().equals("follower") && s.logEndOffset() == 3;
         });
+        watcher.stop();
 
         // It replicates again: records produced now reach it, and the leader serves them all.
         produce(client, "after-", 2);
@@ -57,6 +70,23 @@ class ReplicaRespawnTest {
         assertEquals(List.of("before-0", "before-1", "before-2", "after-0", "after-1"), read.records().stream()
             .map(r -> new String(r.value(), StandardCharsets.UTF_8)).toList());
       }
+    }
+  }
+
+  /**
+   * The actor of broker {@code id}'s replica of SHARD, if one runs: the directory's child
+   * {@code replica-<shard>-<incarnation>}, a new name for each start.
+   */
+  private static Optional<ActorRef> replicaActor(TestBrokers brokers, int id) {
+    String path = brokers.plane(id).directory().path().toStringWithoutAddress() + "/replica-"
+        + ReplicaDirectory.directoryName(SHARD) + "-*";
+    try {
+      return Optional.of(Adapter.toClassic(brokers.system(id)).actorSelection(path)
+          .resolveOne(Duration.ofSeconds(5)).toCompletableFuture().get(10, TimeUnit.SECONDS));
+    } catch (ExecutionException notRunning) {
+      return Optional.empty();
+    } catch (InterruptedException | TimeoutException e) {
+      throw new AssertionError("could not look up the replica actor on broker " + id, e);
     }
   }
 

@@ -36,14 +36,18 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Three brokers in one JVM, replication factor 3, leaders spread over the brokers. Produces through the real
  * client in both modes and reads everything back; checks the client protocol's errors on raw sockets.
  */
+@Tag("cluster")
+@Timeout(value = 5, unit = java.util.concurrent.TimeUnit.MINUTES) // a hung cluster fails, never stalls CI
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class DataPlaneClusterTest {
   private static final int RECORDS = 100_000;

@@ -37,7 +37,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -46,6 +48,8 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code control.FailoverClusterTest}). No acknowledged record may be lost, and nothing unacknowledged may
  * survive on the old leader.
  */
+@Tag("cluster")
+@Timeout(value = 5, unit = java.util.concurrent.TimeUnit.MINUTES) // a hung cluster fails, never stalls CI
 class ReplicaFailoverClusterTest {
   private static final ShardId SHARD = new ShardId("failover", 0);
   private static final List<Integer> REPLICAS = List.of(0, 1, 2);

@@ -18,7 +18,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -26,6 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
  * after its restart must delete that log, so that a re-created stream of the same name (again at epoch 1) starts
  * empty. Logs the table has the broker host, as a replica or as a learner, stay with their records.
  */
+@Tag("cluster")
+@Timeout(value = 3, unit = java.util.concurrent.TimeUnit.MINUTES) // a hung cluster fails, never stalls CI
 class StaleReplicaLogTest {
   private static final ShardId KEPT = new ShardId("kept", 0);
   private static final ShardId LEARNED = new ShardId("learned", 0);

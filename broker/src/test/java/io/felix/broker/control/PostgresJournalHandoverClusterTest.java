@@ -14,6 +14,7 @@ import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.Timeout;
  * every few events, and a singleton that moves to another broker recovering from them. Skipped only where no
  * PostgreSQL server is installed (CI installs one).
  */
+@Tag("cluster")
 @Timeout(value = 3, unit = java.util.concurrent.TimeUnit.MINUTES) // a hung cluster fails, never stalls CI
 class PostgresJournalHandoverClusterTest {
 

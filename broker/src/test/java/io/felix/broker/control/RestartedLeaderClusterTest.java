@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.slf4j.Logger;
@@ -28,6 +29,7 @@ import org.slf4j.LoggerFactory;
  * it led. Each of them takes writes again long before the failover timeout, at a newer epoch, and no
  * acknowledged record is lost or duplicated.
  */
+@Tag("cluster")
 @Timeout(value = 3, unit = TimeUnit.MINUTES) // a hung cluster fails, never stalls CI
 class RestartedLeaderClusterTest {
 

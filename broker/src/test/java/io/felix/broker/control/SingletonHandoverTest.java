@@ -10,6 +10,7 @@ import io.felix.broker.BrokerCluster;
 import io.felix.broker.BrokerCluster.Reply;
 import java.time.Duration;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.slf4j.Logger;
@@ -19,6 +20,7 @@ import org.slf4j.LoggerFactory;
  * The broker hosting the placement singleton stops without leaving the cluster (as a crashed process would):
  * the Split Brain Resolver downs it, the singleton starts on another broker and recovers from the journal.
  */
+@Tag("cluster")
 @Timeout(value = 3, unit = java.util.concurrent.TimeUnit.MINUTES) // a hung cluster fails, never stalls CI
 class SingletonHandoverTest {
 

@@ -20,13 +20,17 @@ import java.util.concurrent.TimeoutException;
 import org.apache.pekko.actor.ActorRef;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A replica actor that stops without being retired (a failure) is started again by its directory while the held
  * table still has the broker host the shard: re-pushes of that same table are ignored, so nothing else would.
  */
+@Tag("cluster")
+@Timeout(value = 3, unit = java.util.concurrent.TimeUnit.MINUTES) // a hung cluster fails, never stalls CI
 class ReplicaRespawnTest {
   private static final ShardId SHARD = new ShardId("respawn", 0);
 

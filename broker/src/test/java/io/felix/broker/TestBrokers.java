@@ -87,7 +87,7 @@ public final class TestBrokers implements AutoCloseable {
   }
 
   /** Broker {@code id}'s ActorSystem (to watch its actors from a test). */
-  public ActorSystem<Void> system(int id) {
+  public ActorSystem<?> system(int id) {
     return systems.get(id);
   }
 

@@ -43,8 +43,9 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Failover of one shard's replicas, driven by hand the way the control plane drives it (CONTRACT.md): fence a
- * majority, promote the most up-to-date, and bring the old leader back (the control plane doing it on its own is
+ * Failover of one shard's replicas, driven by hand the way the control plane drives it: fence a majority of the
+ * replica set at a new epoch, promote the replica with the greatest (last epoch, log end) among those that
+ * answered, and bring the old leader back (the control plane doing it on its own is
  * {@code control.FailoverClusterTest}). No acknowledged record may be lost, and nothing unacknowledged may
  * survive on the old leader.
  */

@@ -1,6 +1,7 @@
 package io.felix.broker.shard;
 
 import io.felix.broker.assignment.ShardId;
+import io.felix.broker.wire.ControlMessage;
 
 /**
  * What one broker's replica of a shard holds, as the control plane needs it to fence and promote.

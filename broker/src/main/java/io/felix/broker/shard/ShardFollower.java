@@ -129,7 +129,7 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
   private ReplicaFetch.Builder fetch() {
     reportedStored = ctx.log.storedOffset();
     return ReplicaFetch.newBuilder()
-        .setShard(ControlMessageSerializer.ref(ctx.id)).setLeaderEpoch(assignment.leaderEpoch())
+        .setShard(ShardRefs.toRef(ctx.id)).setLeaderEpoch(assignment.leaderEpoch())
         .setFollowerId(ctx.brokerId).setFetchOffset(ctx.log.logEndOffset()).setLastFetchedEpoch(ctx.log.lastEpoch())
         .setDurableOffset(reportedStored).setMaxBytes(ctx.settings.fetchMaxBytes()).setFetchId(fetchId);
   }

@@ -16,6 +16,7 @@ import io.felix.broker.control.ControlState.StreamRecord;
 import io.felix.broker.control.ControlView;
 import io.felix.broker.control.PlacementController;
 import io.felix.broker.shard.ReplicaDirectory;
+import io.felix.broker.shard.ReplicaRole;
 import io.felix.broker.shard.ReplicaStatus;
 import io.felix.broker.shard.ShardRefs;
 import io.felix.broker.wire.ControlMessage;
@@ -42,6 +43,7 @@ import io.felix.protocol.control.RefusalMsg;
 import io.felix.protocol.control.RegisterBrokerMsg;
 import io.felix.protocol.control.RejectedMsg;
 import io.felix.protocol.control.RemoveBrokerMsg;
+import io.felix.protocol.control.ReplicaRoleMsg;
 import io.felix.protocol.control.ReplicaStatusMsg;
 import io.felix.protocol.control.ResumePlacementMsg;
 import io.felix.protocol.control.ShardAssignmentMsg;
@@ -246,13 +248,36 @@ final class ControlMessageMapping {
 
   private static ReplicaStatusMsg status(ReplicaStatus s) {
     return ReplicaStatusMsg.newBuilder().setShard(ShardRefs.toRef(s.id())).setBrokerId(s.brokerId())
-        .setHosted(s.hosted()).setRole(s.role()).setLastEpoch(s.lastEpoch()).setLogEndOffset(s.logEndOffset())
+        .setHosted(s.hosted()).setRole(role(s.role())).setLastEpoch(s.lastEpoch()).setLogEndOffset(s.logEndOffset())
         .setCommitOffset(s.commitOffset()).setFailed(s.failed()).build();
   }
 
   private static ReplicaStatus status(ReplicaStatusMsg m) {
-    return new ReplicaStatus(ShardRefs.toId(m.getShard()), m.getBrokerId(), m.getHosted(), m.getRole(),
+    return new ReplicaStatus(ShardRefs.toId(m.getShard()), m.getBrokerId(), m.getHosted(), role(m.getRole()),
         m.getLastEpoch(), m.getLogEndOffset(), m.getCommitOffset(), m.getFailed());
+  }
+
+  private static ReplicaRoleMsg role(ReplicaRole role) {
+    return switch (role) {
+      case LEADER -> ReplicaRoleMsg.REPLICA_ROLE_LEADER;
+      case FOLLOWER -> ReplicaRoleMsg.REPLICA_ROLE_FOLLOWER;
+      case LEARNER -> ReplicaRoleMsg.REPLICA_ROLE_LEARNER;
+      case FENCED -> ReplicaRoleMsg.REPLICA_ROLE_FENCED;
+      case NONE -> ReplicaRoleMsg.REPLICA_ROLE_NONE;
+      case FAILED -> ReplicaRoleMsg.REPLICA_ROLE_FAILED;
+    };
+  }
+
+  private static ReplicaRole role(ReplicaRoleMsg role) {
+    return switch (role) {
+      case REPLICA_ROLE_LEADER -> ReplicaRole.LEADER;
+      case REPLICA_ROLE_FOLLOWER -> ReplicaRole.FOLLOWER;
+      case REPLICA_ROLE_LEARNER -> ReplicaRole.LEARNER;
+      case REPLICA_ROLE_FENCED -> ReplicaRole.FENCED;
+      case REPLICA_ROLE_NONE -> ReplicaRole.NONE;
+      case REPLICA_ROLE_FAILED -> ReplicaRole.FAILED;
+      case REPLICA_ROLE_UNSPECIFIED, UNRECOGNIZED -> throw new IllegalArgumentException("unknown replica role " + role);
+    };
   }
 
   // ---- Placement singleton answers ----

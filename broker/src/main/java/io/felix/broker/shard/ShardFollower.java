@@ -107,11 +107,11 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
     return canFetch() ? assignment.leader() : -1;
   }
 
-  private String role() {
+  private ReplicaRole role() {
     if (!canFetch() && assignment.leaderEpoch() < ctx.fenceEpoch) {
-      return "fenced";
+      return ReplicaRole.FENCED;
     }
-    return isLearner() ? "learner" : "follower";
+    return isLearner() ? ReplicaRole.LEARNER : ReplicaRole.FOLLOWER;
   }
 
   private void sendFetch() {

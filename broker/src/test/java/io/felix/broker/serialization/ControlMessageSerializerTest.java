@@ -31,6 +31,7 @@ import io.felix.broker.control.PlacementEvent.StreamCreated;
 import io.felix.broker.control.PlacementEvent.StreamDeleted;
 import io.felix.broker.node.NodeConfig;
 import io.felix.broker.shard.ReplicaDirectory;
+import io.felix.broker.shard.ReplicaRole;
 import io.felix.broker.shard.ReplicaStatus;
 import io.felix.broker.wire.ControlMessage;
 import java.io.NotSerializableException;
@@ -113,7 +114,7 @@ class ControlMessageSerializerTest {
         new ReplicaDirectory.ApplyAssignments(table),
         new ReplicaDirectory.FenceShard(ORDERS_0, 10, statusTo),
         new ReplicaDirectory.DescribeReplica(CLICKS_7, statusTo),
-        new ReplicaStatus(ORDERS_0, 3, true, "follower", 9, 12_345, 12_000, false),
+        new ReplicaStatus(ORDERS_0, 3, true, ReplicaRole.FOLLOWER, 9, 12_345, 12_000, false),
         table,
         new AssignmentHolder.Publish(table),
         new AssignmentHolder.Advertise(BROKER_2),
@@ -143,9 +144,16 @@ class ControlMessageSerializerTest {
   }
 
   @Test
-  void theReplicaStatusOfAReplicaNotHostedRoundTrips() throws Exception {
+  void aReplicaStatusRoundTripsWithEveryRole() throws Exception {
+    for (ReplicaRole role : ReplicaRole.values()) {
+      ReplicaStatus status = new ReplicaStatus(CLICKS_7, 5, true, role, 3, 70, 60, role == ReplicaRole.FAILED);
+      assertEquals(status, roundTrip(status));
+    }
     ReplicaStatus notHosted = ReplicaStatus.notHosted(CLICKS_7, 5);
+    assertEquals(ReplicaRole.NONE, notHosted.role());
     assertEquals(notHosted, roundTrip(notHosted));
+    assertEquals(List.of("leader", "follower", "learner", "fenced", "none", "failed"),
+        Arrays.stream(ReplicaRole.values()).map(ReplicaRole::wireName).toList());
   }
 
   @Test

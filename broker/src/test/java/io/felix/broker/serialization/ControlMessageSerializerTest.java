@@ -173,7 +173,7 @@ class ControlMessageSerializerTest {
       assertTrue(ControlMessage.class.isAssignableFrom(mapped), mapped + " is mapped but has no marker");
     }
     assertEquals(Set.of("ReplicaAnswered", "PlacementTick", "MembershipChanged", "Listed", "ProgressTick",
-            "RegisterTick", "ReplicaStopped", "Respawn", "StopReplicaUnretired", "Shutdown"),
+            "RegisterTick", "ReplicaStopped", "Respawn", "StopReplicaUnretired"),
         localOnly.stream().map(Class::getSimpleName).collect(Collectors.toSet()));
     for (Class<?> local : localOnly) {
       assertFalse(canCrossArtery(local), local.getName());

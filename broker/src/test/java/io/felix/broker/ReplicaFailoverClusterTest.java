@@ -12,6 +12,7 @@ import io.felix.broker.log.FlushScheduler;
 import io.felix.broker.log.LogRead;
 import io.felix.broker.log.LogSettings;
 import io.felix.broker.log.ShardLog;
+import io.felix.broker.shard.ReplicaRole;
 import io.felix.broker.shard.ReplicaStatus;
 import io.felix.client.ClientSettings;
 import io.felix.client.FelixClient;
@@ -79,7 +80,7 @@ class ReplicaFailoverClusterTest {
       // The control plane starts a failover: broker 1 is fenced at epoch 2, so the leader can no longer reach a
       // quorum. What it appends now is never acknowledged.
       ReplicaStatus fencedFollower = brokers.fence(1, SHARD, 2);
-      assertEquals("fenced", fencedFollower.role(), "a follower fenced at epoch 2 stops following epoch 1");
+      assertEquals(ReplicaRole.FENCED, fencedFollower.role(), "a follower fenced at epoch 2 stops following epoch 1");
       assertEquals(3010, fencedFollower.logEndOffset(), "the fenced follower holds every acknowledged record");
       try (RawClient raw = new RawClient(brokers.endpoint(0).host(), brokers.endpoint(0).clientPort())) {
         Response r = raw.call(Request.newBuilder().setProduce(ProduceRequest.newBuilder().setStream(SHARD.stream())
@@ -102,7 +103,7 @@ class ReplicaFailoverClusterTest {
       brokers.apply(table(brokers, 0, 1));
       TestBrokers.await("broker 2 hosts the shard", Duration.ofSeconds(20), () -> brokers.describe(2, SHARD).hosted());
       List<ReplicaStatus> answers = List.of(brokers.fence(1, SHARD, 2), brokers.fence(2, SHARD, 2));
-      assertEquals(List.of("fenced", "fenced"), answers.stream().map(ReplicaStatus::role).toList());
+      assertEquals(List.of(ReplicaRole.FENCED, ReplicaRole.FENCED), answers.stream().map(ReplicaStatus::role).toList());
       ReplicaStatus chosen = answers.stream().max(Comparator.comparingLong(ReplicaStatus::lastEpoch)
           .thenComparingLong(ReplicaStatus::logEndOffset)).orElseThrow();
       assertEquals(1, chosen.brokerId(), "broker 1 holds every acknowledged record");
@@ -163,7 +164,7 @@ class ReplicaFailoverClusterTest {
           () -> again.describe(2, SHARD).hosted());
       ReplicaStatus failed = again.describe(2, SHARD);
       assertTrue(failed.failed(), "a replica whose durable log is corrupt is marked failed: " + failed);
-      assertEquals("failed", failed.role());
+      assertEquals(ReplicaRole.FAILED, failed.role());
     }
   }
 

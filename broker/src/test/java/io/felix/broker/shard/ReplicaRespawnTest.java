@@ -62,7 +62,7 @@ class ReplicaRespawnTest {
             return false;
           }
           ReplicaStatus s = brokers.describe(1, SHARD);
-          return s.hosted() && s.role().equals("follower") && s.logEndOffset() == 3;
+          return s.hosted() && s.role() == ReplicaRole.FOLLOWER && s.logEndOffset() == 3;
         });
         watcher.stop();
 

@@ -136,7 +136,7 @@ public final class PlacementController
     this.rounds = new ReplicaRounds(settings, probe, context.getLog());
     this.cluster = Cluster.get(context.getSystem());
     timers.startTimerWithFixedDelay(new PlacementTick("timer"), settings.placementInterval());
-    timers.startTimerWithFixedDelay(ProgressTick.INSTANCE, java.time.Duration.ofMillis(100));
+    timers.startTimerWithFixedDelay(ProgressTick.INSTANCE, settings.progressInterval());
   }
 
   @Override

@@ -224,7 +224,7 @@ final class ReplicaRounds {
   /** At most one round of questions per shard in flight: the next goes out once answers could have come back. */
   private void ask(ShardId id, long now, Runnable questions) {
     Long last = askedAt.get(id);
-    if (last == null || now - last >= 50) {
+    if (last == null || now - last >= settings.probeInterval().toMillis()) {
       askedAt.put(id, now);
       questions.run();
     }

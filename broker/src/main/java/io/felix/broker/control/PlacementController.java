@@ -80,7 +80,7 @@ public final class PlacementController
   /** A replica's answer to a fence ({@code fenceEpoch} > 0) or describe; {@code report} null when it failed. */
   public record ReplicaAnswered(int brokerId, ShardId shard, long fenceEpoch, ReplicaReport report) implements Command {}
 
-  private record PlacementTick(String trigger) implements Command {}
+  private record PlacementTick(PassTrigger trigger) implements Command {}
 
   private record MembershipChanged(ClusterEvent.ClusterDomainEvent event) implements Command {}
 
@@ -135,7 +135,7 @@ public final class PlacementController
     this.probe = probe;
     this.rounds = new ReplicaRounds(settings, probe, context.getLog());
     this.cluster = Cluster.get(context.getSystem());
-    timers.startTimerWithFixedDelay(new PlacementTick("timer"), settings.placementInterval());
+    timers.startTimerWithFixedDelay(new PlacementTick(PassTrigger.TIMER), settings.placementInterval());
     timers.startTimerWithFixedDelay(ProgressTick.INSTANCE, settings.progressInterval());
   }
 
@@ -172,12 +172,12 @@ public final class PlacementController
     return newCommandHandlerBuilder().forAnyState()
         .onCommand(RegisterBroker.class, this::onRegisterBroker)
         .onCommand(CreateStream.class, (s, c) -> reply(decisions.createStream(s, available, c.name(), c.shards(),
-            c.replicationFactor()), c.replyTo(), "stream created"))
+            c.replicationFactor()), c.replyTo(), PassTrigger.STREAM_CREATED))
         .onCommand(DeleteStream.class, (s, c) -> reply(decisions.deleteStream(s, c.name()), c.replyTo(), null))
-        .onCommand(DrainBroker.class, (s, c) -> reply(decisions.drain(s, c.brokerId()), c.replyTo(), "drain requested"))
+        .onCommand(DrainBroker.class, (s, c) -> reply(decisions.drain(s, c.brokerId()), c.replyTo(), PassTrigger.DRAIN_REQUESTED))
         .onCommand(RemoveBroker.class, (s, c) -> reply(decisions.remove(s, c.brokerId()), c.replyTo(), null))
         .onCommand(PausePlacement.class, (s, c) -> reply(decisions.pause(s, now()), c.replyTo(), null))
-        .onCommand(ResumePlacement.class, (s, c) -> reply(decisions.resume(s, now()), c.replyTo(), "resumed"))
+        .onCommand(ResumePlacement.class, (s, c) -> reply(decisions.resume(s, now()), c.replyTo(), PassTrigger.RESUMED))
         .onCommand(StartMove.class, (s, c) -> reply(decisions.startMove(s, available, c.stream(), c.shard(), c.to(),
             now()), c.replyTo(), null))
         .onCommand(GetView.class, this::onGetView)
@@ -199,11 +199,12 @@ public final class PlacementController
         r.maxShards());
     return persist(events).thenRun(s -> {
       refreshAvailability(s);
-      context.getSelf().tell(new PlacementTick("broker joined"));
+      context.getSelf().tell(new PlacementTick(PassTrigger.BROKER_JOINED));
     });
   }
 
-  private Effect<PlacementEvent, ControlState> reply(Decision decision, ActorRef<ControlReply> replyTo, String passTrigger) {
+  private Effect<PlacementEvent, ControlState> reply(Decision decision, ActorRef<ControlReply> replyTo,
+      PassTrigger passTrigger) {
     if (decision.events().isEmpty()) {
       return Effect().reply(replyTo, decision.reply());
     }
@@ -288,8 +289,10 @@ public final class PlacementController
 
   private Effect<PlacementEvent, ControlState> onMembershipChanged(ControlState state, MembershipChanged changed) {
     context.getLog().debug("Cluster event {}", changed.event());
-    if (changed.event() instanceof ClusterEvent.MemberUp || changed.event() instanceof ClusterEvent.MemberRemoved) {
-      context.getSelf().tell(new PlacementTick(changed.event().getClass().getSimpleName()));
+    if (changed.event() instanceof ClusterEvent.MemberUp) {
+      context.getSelf().tell(new PlacementTick(PassTrigger.MEMBER_UP));
+    } else if (changed.event() instanceof ClusterEvent.MemberRemoved) {
+      context.getSelf().tell(new PlacementTick(PassTrigger.MEMBER_REMOVED));
     }
     refreshAvailability(state);
     return Effect().none();

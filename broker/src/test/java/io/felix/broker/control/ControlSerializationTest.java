@@ -8,6 +8,8 @@ import io.felix.broker.assignment.BrokerEndpoint;
 import io.felix.broker.assignment.ShardId;
 import io.felix.broker.control.PlacementEvent.BrokerJoined;
 import io.felix.broker.control.PlacementEvent.LeaderPromoted;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.felix.broker.control.PlacementEvent.MoveAborted;
 import io.felix.broker.control.PlacementEvent.MoveCompleted;
 import io.felix.broker.control.PlacementEvent.MoveFenced;
 import io.felix.broker.control.PlacementEvent.MoveStarted;
@@ -57,5 +59,29 @@ class ControlSerializationTest {
         SerializationExtension.get(testKit.system()).findSerializerFor(state).getClass().getSimpleName());
     assertEquals(1, state.shards().get(shard).leader());
     assertEquals(7, state.tableVersion());
+  }
+
+  /** Snapshots stored before the enums, and the admin API's readers, see the same strings as before. */
+  @Test
+  void moveStatesAndPassTriggersKeepTheirFormerStringsOnTheWire() throws Exception {
+    ObjectMapper json = new ObjectMapper();
+    assertEquals("\"in-flight\"", json.writeValueAsString(MoveState.IN_FLIGHT));
+    assertEquals("\"completed\"", json.writeValueAsString(MoveState.COMPLETED));
+    assertEquals("\"aborted\"", json.writeValueAsString(MoveState.ABORTED));
+    assertEquals(MoveState.ABORTED, json.readValue("\"aborted\"", MoveState.class));
+    assertEquals("\"drain requested\"", json.writeValueAsString(PassTrigger.DRAIN_REQUESTED));
+    assertEquals("\"MemberUp\"", json.writeValueAsString(PassTrigger.MEMBER_UP));
+    assertEquals(PassTrigger.NONE_YET, json.readValue("\"none yet\"", PassTrigger.class));
+
+    SerializationTestKit serialization = new SerializationTestKit(testKit.system());
+    ShardId shard = new ShardId("s", 0);
+    ControlState aborted = ControlState.EMPTY
+        .apply(new ShardPlaced(shard, List.of(0, 1), 0, 1))
+        .apply(new MoveStarted(1, shard, 0, 1, false, "manual", 1000))
+        .apply(new MoveAborted(shard, 1, "timed out", 2000));
+    assertEquals(MoveState.ABORTED, aborted.recentMoves().get(0).state());
+    serialization.verifySerialization(aborted, true);
+    serialization.verifySerialization(new ControlView(aborted, List.of(0, 1), ControlView.LastPass.NONE,
+        "stream-aware", 1, 0, 3000), true);
   }
 }

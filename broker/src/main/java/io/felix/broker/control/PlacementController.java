@@ -9,7 +9,7 @@ import io.felix.broker.control.PlacementDecisions.Decision;
 import io.felix.broker.control.PlacementEvent.MoveAborted;
 import io.felix.broker.control.PlacementEvent.MoveCompleted;
 import io.felix.broker.control.PlacementEvent.ShardPlaced;
-import io.felix.broker.control.ReplicaProbe.ReplicaReport;
+import io.felix.broker.shard.ReplicaStatus;
 import io.felix.broker.metrics.BrokerMetrics;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -77,8 +77,8 @@ public final class PlacementController
 
   public record GetView(ActorRef<ControlView> replyTo) implements Command {}
 
-  /** A replica's answer to a fence ({@code fenceEpoch} > 0) or describe; {@code report} null when it failed. */
-  public record ReplicaAnswered(int brokerId, ShardId shard, long fenceEpoch, ReplicaReport report) implements Command {}
+  /** A replica's answer to a fence ({@code fenceEpoch} > 0) or describe; {@code status} null when it failed. */
+  public record ReplicaAnswered(int brokerId, ShardId shard, long fenceEpoch, ReplicaStatus status) implements Command {}
 
   private record PlacementTick(PassTrigger trigger) implements Command {}
 
@@ -260,10 +260,10 @@ public final class PlacementController
   }
 
   private Effect<PlacementEvent, ControlState> onReplicaAnswered(ControlState state, ReplicaAnswered answer) {
-    if (answer.report() == null) {
+    if (answer.status() == null) {
       return Effect().none();
     }
-    rounds.answered(answer.report(), answer.fenceEpoch(), now());
+    rounds.answered(answer.status(), answer.fenceEpoch(), now());
     return onProgress(state); // an answer may complete a failover round or a move step: no need to wait a tick
   }
 

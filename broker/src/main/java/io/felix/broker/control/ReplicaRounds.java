@@ -7,7 +7,7 @@ import io.felix.broker.control.PlacementEvent.LeaderPromoted;
 import io.felix.broker.control.PlacementEvent.MoveAborted;
 import io.felix.broker.control.PlacementEvent.MoveCompleted;
 import io.felix.broker.control.PlacementEvent.MoveFenced;
-import io.felix.broker.control.ReplicaProbe.ReplicaReport;
+import io.felix.broker.shard.ReplicaStatus;
 import io.felix.placement.Planner;
 import io.felix.placement.Step;
 import java.util.ArrayList;
@@ -45,7 +45,7 @@ import org.slf4j.Logger;
 final class ReplicaRounds {
 
   /** One answer from a replica; {@code fenceEpoch} 0 for a describe. */
-  record Answer(ReplicaReport report, long fenceEpoch, long atMillis) {}
+  record Answer(ReplicaStatus report, long fenceEpoch, long atMillis) {}
 
   private record Failover(long epoch, long startedAtMillis) {}
 
@@ -62,8 +62,8 @@ final class ReplicaRounds {
     this.log = log;
   }
 
-  void answered(ReplicaReport report, long fenceEpoch, long nowMillis) {
-    answers.computeIfAbsent(report.shard(), id -> new HashMap<>())
+  void answered(ReplicaStatus report, long fenceEpoch, long nowMillis) {
+    answers.computeIfAbsent(report.id(), id -> new HashMap<>())
         .put(report.brokerId(), new Answer(report, fenceEpoch, nowMillis));
   }
 
@@ -121,7 +121,7 @@ final class ReplicaRounds {
       }
       return List.of();
     }
-    List<ReplicaReport> fenced = answers.getOrDefault(a.id(), Map.of()).values().stream()
+    List<ReplicaStatus> fenced = answers.getOrDefault(a.id(), Map.of()).values().stream()
         .filter(x -> x.fenceEpoch() == epoch && x.atMillis() >= round.startedAtMillis())
         .map(Answer::report)
         .filter(r -> r.hosted() && !r.failed())
@@ -129,8 +129,8 @@ final class ReplicaRounds {
     if (fenced.size() < a.quorumSize()) {
       return List.of();
     }
-    ReplicaReport best = fenced.stream().max(ReplicaReport::compareLog).orElseThrow();
-    Set<Integer> inSync = fenced.stream().filter(r -> r.compareLog(best) == 0).map(ReplicaReport::brokerId)
+    ReplicaStatus best = fenced.stream().max(ReplicaStatus::compareLog).orElseThrow();
+    Set<Integer> inSync = fenced.stream().filter(r -> r.compareLog(best) == 0).map(ReplicaStatus::brokerId)
         .collect(Collectors.toSet());
     // The rule chooses in a layout where the shard is leaderless and its move undone: the rule never re-chooses
     // the leader it replaces nor a move's destination (shown as leader), yet a restarted or fenced leader, or the
@@ -210,7 +210,7 @@ final class ReplicaRounds {
    * and a destination holding a longer, diverged tail of an older epoch would pass too. With the same last epoch
    * the destination's records of that epoch came from this leader, so its log is the leader's up to its end.
    */
-  private static boolean holdsEveryRecordOf(ReplicaReport destination, ReplicaReport fencedLeader) {
+  private static boolean holdsEveryRecordOf(ReplicaStatus destination, ReplicaStatus fencedLeader) {
     return fencedLeader.hosted() && !fencedLeader.failed()
         && destination.hosted() && !destination.failed()
         && destination.lastEpoch() == fencedLeader.lastEpoch()

@@ -90,8 +90,8 @@ public final class ClientRequests {
     }
     RecordListSummary summary;
     try {
-      summary = RecordListSummary.scan(request.getRecords());
-    } catch (RecordListSummary.InvalidRecordsException e) {
+      summary = RecordListCheck.scan(request.getRecords());
+    } catch (RecordListCheck.InvalidRecordsException e) {
       return done(Errors.response(0, Errors.notAppended(ErrorCode.INVALID_REQUEST, e.getMessage())));
     }
     if (request.getTimeoutMs() < 0) {

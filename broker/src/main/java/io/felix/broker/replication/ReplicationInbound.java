@@ -1,5 +1,7 @@
 package io.felix.broker.replication;
 
+import io.felix.broker.client.RecordListCheck;
+
 import io.felix.broker.shard.ControlMessageSerializer;
 
 import io.felix.broker.shard.RecordListSummary;
@@ -81,8 +83,8 @@ public final class ReplicationInbound implements ReplicationTransport.Inbound {
     RecordListSummary summary;
     try {
       id = new ShardId(forward.getRequest().getStream(), forward.getRequest().getShard());
-      summary = RecordListSummary.scan(forward.getRequest().getRecords());
-    } catch (IllegalArgumentException | RecordListSummary.InvalidRecordsException e) {
+      summary = RecordListCheck.scan(forward.getRequest().getRecords());
+    } catch (IllegalArgumentException | RecordListCheck.InvalidRecordsException e) {
       reply.complete(Errors.response(0, Errors.notAppended(ErrorCode.INVALID_REQUEST, e.getMessage())));
       return;
     }

@@ -3,6 +3,7 @@ package io.felix.broker.shard;
 import com.google.protobuf.UnsafeByteOperations;
 import io.felix.broker.assignment.ShardAssignment;
 import io.felix.protocol.Errors;
+import io.felix.broker.log.EpochEnd;
 import io.felix.broker.log.InvalidBatchException;
 import io.felix.broker.log.LogRead;
 import io.felix.protocol.client.Error;
@@ -13,7 +14,6 @@ import io.felix.protocol.replication.ReplicaFetch;
 import io.felix.protocol.replication.ReplicaFetchResult;
 import io.felix.protocol.replication.ReplicationFrame;
 import java.nio.ByteBuffer;
-import java.util.HashMap;
 import java.util.Map;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
@@ -43,8 +43,6 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
   private final long epochStart;
   private final PendingProduces pending;
   private final FollowerProgress followers;
-  /** KIP-101 answers of this epoch: a leader's log below its end does not change. */
-  private final Map<Long, long[]> epochEnds = new HashMap<>();
   private long stored;
   private boolean fenced;
 
@@ -157,13 +155,14 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
       return this;
     }
     long offset = fetch.getFetchOffset();
-    long[] agreed = epochEnd(fetch.getLastFetchedEpoch());
-    if (offset > ctx.log.logEndOffset() || agreed[0] != fetch.getLastFetchedEpoch() || offset > agreed[1]) {
+    EpochEnd agreed = ctx.log.epochEndFor(fetch.getLastFetchedEpoch());
+    if (offset > ctx.log.logEndOffset() || agreed.epoch() != fetch.getLastFetchedEpoch()
+        || offset > agreed.endOffset()) {
       if (fetch.getAckOnly()) {
         return this; // a diverged log's stored offset counts for nothing; its regular fetch gets the answer
       }
       ctx.send(f.fromBroker(), ReplicationFrame.newBuilder().setFetchResult(result(fetch)
-          .setError(FetchError.FETCH_DIVERGING).setDivergingEpoch(agreed[0]).setDivergingEndOffset(agreed[1])).build());
+          .setError(FetchError.FETCH_DIVERGING).setDivergingEpoch(agreed.epoch()).setDivergingEndOffset(agreed.endOffset())).build());
       return this;
     }
     long now = System.nanoTime();
@@ -263,28 +262,6 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
         ship(e.getKey(), held);
       }
     }
-  }
-
-  /**
-   * KIP-101 with KIP-279's refinement: the largest epoch of this log that is <= {@code epoch}, and where it ends
-   * here ({epoch, endOffset}); {-1, 0} when this log has no such epoch.
-   */
-  private long[] epochEnd(long followerEpoch) {
-    if (followerEpoch < 0) {
-      return new long[] {-1, 0};
-    }
-    if (followerEpoch >= ctx.log.lastEpoch()) {
-      return new long[] {ctx.log.lastEpoch(), ctx.log.logEndOffset()};
-    }
-    return epochEnds.computeIfAbsent(followerEpoch, e -> {
-      long end = ctx.log.endOffsetForEpoch(e);
-      if (end == 0) {
-        return new long[] {-1, 0};
-      }
-      // The batch just before `end` carries the largest epoch <= e.
-      long found = ctx.log.read(end - 1, 1).decoder().next().leaderEpoch();
-      return new long[] {found, end};
-    });
   }
 
   private void advanceCommit() {

@@ -14,7 +14,6 @@ import io.felix.protocol.replication.ReplicaFetch;
 import io.felix.protocol.replication.ReplicaFetchResult;
 import io.felix.protocol.replication.ReplicationFrame;
 import java.nio.ByteBuffer;
-import java.util.Map;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
@@ -27,11 +26,9 @@ import org.apache.pekko.actor.typed.javadsl.Receive;
  * {@link ShardFollower}); a fetch that finds nothing new is held until records arrive or fetch-max-wait passes.
  * Each fetch is also an ack: it carries the follower's stored offset.
  *
- * <p>Commit offset: the highest offset stored on a majority of the replica set (the leader's own stored offset
- * counts; learners never do), and only once that majority holds a record of this epoch. That second rule is
- * Raft's: counting replicas of an older epoch's records could commit records that a later leader, elected from
- * a different majority, overwrites. So a new leader whose log is not empty first appends an epoch marker (one
- * empty batch); consumers never see it.
+ * <p>Commit offset: {@link FollowerProgress#commitPoint}, the highest offset stored on a majority of the replica set
+ * once that majority holds a record of this epoch (Raft's rule). So a new leader whose log is not empty first
+ * appends an epoch marker (one empty batch) to have a record of its epoch to commit; consumers never see it.
  *
  * <p>Fencing: a fetch carrying a newer epoch, a FenceShard or a newer assignment stops appends at once; pending
  * producers then get TIMEOUT (outcome unknown). A fenced leader keeps serving fetches of its followers.
@@ -60,7 +57,8 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
       this.epochStart = end;
     }
     this.stored = ctx.log.storedOffset();
-    this.followers = new FollowerProgress(ctx, assignment);
+    this.followers = new FollowerProgress(ctx.brokerId, assignment, epochStart, ctx.settings, ctx.log::logEndOffset,
+        () -> ctx.commitOffset, this::inSyncChanged);
     awaitStored(ctx.log.logEndOffset());
     ctx.actor.getLog().info("replica {} leads at epoch {} from offset {} (replicas {}, learners {})", ctx.id, epoch,
         epochStart, assignment.replicas(), assignment.learners());
@@ -149,8 +147,7 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
       ShardReplica.refuseFetch(ctx, f, epoch, FetchError.FETCH_EPOCH_MISMATCH);
       return this;
     }
-    FollowerProgress.Replica progress = followers.get(f.fromBroker());
-    if (progress == null) {
+    if (!followers.tracks(f.fromBroker())) {
       ShardReplica.refuseFetch(ctx, f, epoch, FetchError.FETCH_NOT_LEADER); // not in the replica set or learners
       return this;
     }
@@ -162,42 +159,30 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
         return this; // a diverged log's stored offset counts for nothing; its regular fetch gets the answer
       }
       ctx.send(f.fromBroker(), ReplicationFrame.newBuilder().setFetchResult(result(fetch)
-          .setError(FetchError.FETCH_DIVERGING).setDivergingEpoch(agreed.epoch()).setDivergingEndOffset(agreed.endOffset())).build());
+          .setError(FetchError.FETCH_DIVERGING).setDivergingEpoch(agreed.epoch())
+          .setDivergingEndOffset(agreed.endOffset())).build());
       return this;
     }
     long now = System.nanoTime();
-    progress.fetchOffset = offset;
     ctx.metrics.replicationLag(ctx.id, f.fromBroker(), ctx.log.logEndOffset() - offset);
-    // Monotonic: an ack overtaken by a later one (across a reconnect) must not lower what is known stored.
-    progress.storedOffset = Math.max(progress.storedOffset, Math.min(fetch.getDurableOffset(), offset));
-    progress.lastFetchNanos = now;
-    followers.updateInSync(f.fromBroker(), progress, now, epoch);
+    followers.onFetch(f.fromBroker(), offset, fetch.getDurableOffset(), now);
     advanceCommit();
     if (fetch.getAckOnly()) {
       return this;
     }
     if (offset < ctx.log.logEndOffset()) {
-      progress.held = null;
+      followers.release(f.fromBroker());
       ship(f.fromBroker(), fetch);
     } else {
-      progress.held = fetch;
-      progress.heldSinceNanos = now;
+      followers.hold(f.fromBroker(), fetch, now);
     }
     return this;
   }
 
   private Behavior<ShardReplica.Command> onTick() {
     long now = System.nanoTime();
-    long maxWait = ctx.settings.fetchMaxWait().toNanos();
-    for (Map.Entry<Integer, FollowerProgress.Replica> e : followers.all().entrySet()) {
-      FollowerProgress.Replica p = e.getValue();
-      if (p.held != null && now - p.heldSinceNanos >= maxWait) {
-        ReplicaFetch held = p.held;
-        p.held = null;
-        ship(e.getKey(), held);
-      }
-      followers.updateInSync(e.getKey(), p, now, epoch);
-    }
+    followers.releaseHeldLongerThan(ctx.settings.fetchMaxWait().toNanos(), now).forEach(this::ship);
+    followers.onTick(now);
     if (!pending.isEmpty()) {
       pending.expire(now, timeoutError(now));
     }
@@ -254,21 +239,18 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
   }
 
   private void releaseHeldFetches() {
-    for (Map.Entry<Integer, FollowerProgress.Replica> e : followers.all().entrySet()) {
-      FollowerProgress.Replica p = e.getValue();
-      if (p.held != null) {
-        ReplicaFetch held = p.held;
-        p.held = null;
-        ship(e.getKey(), held);
-      }
+    followers.releaseAllHeld().forEach(this::ship);
+  }
+
+  private void inSyncChanged(int broker, boolean learner, boolean joined, long fetchOffset) {
+    if (!learner) {
+      ctx.actor.getLog().info("replica {}: broker {} {} the in-sync set at epoch {} (fetched up to {}, log end {})",
+          ctx.id, broker, joined ? "joined" : "left", epoch, fetchOffset, ctx.log.logEndOffset());
     }
   }
 
   private void advanceCommit() {
-    long candidate = followers.majorityStored(stored);
-    if (candidate > epochStart) {
-      ctx.commitTo(candidate);
-    }
+    followers.commitPoint(stored).ifPresent(ctx::commitTo);
     if (!pending.isEmpty()) {
       pending.complete(ctx.commitOffset, stored, end -> end <= ctx.commitOffset && followers.inSyncStored(end));
     }

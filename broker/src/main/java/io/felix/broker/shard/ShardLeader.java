@@ -14,6 +14,7 @@ import io.felix.protocol.replication.ReplicaFetch;
 import io.felix.protocol.replication.ReplicaFetchResult;
 import io.felix.protocol.replication.ReplicationFrame;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
@@ -48,10 +49,10 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
     this.ctx = ctx;
     this.assignment = assignment;
     this.epoch = assignment.leaderEpoch();
-    this.pending = new PendingProduces(epoch);
+    this.pending = new PendingProduces(epoch, ctx.clock);
     long end = ctx.log.logEndOffset();
     if (end > 0 && ctx.log.lastEpoch() < epoch) {
-      long now = System.currentTimeMillis();
+      long now = ctx.clock.currentTimeMillis();
       this.epochStart = ctx.log.appendAsLeader(epoch, 1, now, now, ByteBuffer.allocate(0));
     } else {
       this.epochStart = end;
@@ -100,10 +101,10 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
 
   private Behavior<ShardReplica.Command> onProduce(ShardReplica.ClientProduce p) {
     ProduceRequest r = p.request();
-    long arrived = System.nanoTime();
+    long arrived = ctx.clock.nanoTime();
     p.reply().whenComplete((response, failure) -> ctx.metrics.produceAnswered(r.getAcks().name().toLowerCase(),
         failure == null && (!response.hasError() || response.getError().getCode() == ErrorCode.NONE),
-        java.time.Duration.ofNanos(System.nanoTime() - arrived)));
+        Duration.ofNanos(ctx.clock.nanoTime() - arrived)));
     if (fenced || ctx.fenceEpoch > epoch) {
       p.reply().complete(ShardReplica.notLeader(ctx.id, -1, ctx.registry));
       return this;
@@ -123,8 +124,8 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
     }
     long end = base + p.summary().count();
     ctx.metrics.recordAppended(ctx.id.stream(), p.summary().count(), r.getRecords().size());
-    long timeoutMs = r.getTimeoutMs() > 0 ? r.getTimeoutMs() : ctx.settings.produceTimeout().toMillis();
-    pending.add(r.getAcks(), base, end, System.nanoTime() + timeoutMs * 1_000_000L, p.reply());
+    Duration timeout = r.getTimeoutMs() > 0 ? Duration.ofMillis(r.getTimeoutMs()) : ctx.settings.produceTimeout();
+    pending.add(r.getAcks(), base, end, timeout, p.reply());
     awaitStored(end);
     releaseHeldFetches();
     return this;
@@ -163,7 +164,7 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
           .setDivergingEndOffset(agreed.endOffset())).build());
       return this;
     }
-    long now = System.nanoTime();
+    long now = ctx.clock.nanoTime();
     ctx.metrics.replicationLag(ctx.id, f.fromBroker(), ctx.log.logEndOffset() - offset);
     followers.onFetch(f.fromBroker(), offset, fetch.getDurableOffset(), now);
     advanceCommit();
@@ -180,7 +181,7 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
   }
 
   private Behavior<ShardReplica.Command> onTick() {
-    long now = System.nanoTime();
+    long now = ctx.clock.nanoTime();
     followers.releaseHeldLongerThan(ctx.settings.fetchMaxWait().toNanos(), now).forEach(this::ship);
     followers.onTick(now);
     if (!pending.isEmpty()) {

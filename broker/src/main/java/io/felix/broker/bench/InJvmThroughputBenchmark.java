@@ -2,7 +2,7 @@ package io.felix.broker.bench;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
-import io.felix.broker.DataPlane;
+import io.felix.broker.node.DataPlane;
 import io.felix.broker.assignment.AssignmentTable;
 import io.felix.broker.assignment.BrokerEndpoint;
 import io.felix.broker.assignment.ShardAssignment;

@@ -1,7 +1,7 @@
 package io.felix.broker.shard;
 
 import io.felix.broker.assignment.ShardAssignment;
-import io.felix.broker.replication.ReplicationSettings;
+import io.felix.broker.transport.ReplicationSettings;
 import io.felix.protocol.replication.ReplicaFetch;
 import java.util.ArrayList;
 import java.util.HashMap;

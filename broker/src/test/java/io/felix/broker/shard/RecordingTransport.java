@@ -33,11 +33,11 @@ final class RecordingTransport implements ReplicationTransport {
     return true;
   }
 
-  /** The next frame sent, waiting up to 5 s for it (the replica sends from its own thread). */
+  /** The next frame sent, waiting for it (the replica sends from its own thread). */
   Sent next() {
     try {
-      Sent s = sent.poll(5, TimeUnit.SECONDS);
-      assertNotNull(s, "no frame was sent within 5 s");
+      Sent s = sent.poll(ReplicaFixture.PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
+      assertNotNull(s, "no frame was sent within " + ReplicaFixture.PATIENCE);
       return s;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

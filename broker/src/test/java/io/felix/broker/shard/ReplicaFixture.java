@@ -1,8 +1,7 @@
 package io.felix.broker.shard;
 
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import com.google.protobuf.ByteString;
+import com.typesafe.config.ConfigFactory;
 import io.felix.broker.assignment.ShardAssignment;
 import io.felix.broker.assignment.ShardId;
 import io.felix.broker.log.FlushScheduler;
@@ -43,6 +42,9 @@ final class ReplicaFixture implements AutoCloseable {
       Duration.ofSeconds(2), ISR_MAX_LAG_RECORDS, ISR_MAX_LAG_TIME, Duration.ofSeconds(30), Duration.ofMillis(100),
       Duration.ofSeconds(1), 1000, (1 << 20) + 4096);
 
+  /** How long a test waits for a replica's asynchronous steps (a loaded build machine can be slow). */
+  static final Duration PATIENCE = Duration.ofSeconds(10);
+
   final ManualClock clock = new ManualClock();
   final RecordingTransport transport = new RecordingTransport();
   final ShardLog log;
@@ -51,6 +53,12 @@ final class ReplicaFixture implements AutoCloseable {
   private final FlushScheduler flusher;
   private final List<ShardLog> otherLogs = new ArrayList<>();
   private ActorRef<ShardReplica.Command> replica;
+
+  /** A test kit whose probes and awaitAssert wait {@link #PATIENCE}. */
+  static ActorTestKit testKit(String name) {
+    return ActorTestKit.create(name, ConfigFactory.parseString(
+        "pekko.actor.testkit.typed.single-expect-default = " + PATIENCE.toSeconds() + "s"));
+  }
 
   ReplicaFixture(ActorTestKit kit, Path dir, int brokerId) throws IOException {
     this.kit = kit;
@@ -131,12 +139,7 @@ final class ReplicaFixture implements AutoCloseable {
   }
 
   static Response await(CompletableFuture<Response> reply) throws Exception {
-    return reply.get(5, TimeUnit.SECONDS);
-  }
-
-  /** Waits until the log reports everything below {@code offset} stored (the fsync of a test's own appends). */
-  static void awaitStored(ShardLog log, long offset) throws Exception {
-    assertTrue(log.awaitStored(offset).toCompletableFuture().get(5, TimeUnit.SECONDS) >= offset);
+    return reply.get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   @Override

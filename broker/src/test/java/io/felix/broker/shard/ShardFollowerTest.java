@@ -14,6 +14,7 @@ import io.felix.protocol.replication.FetchError;
 import io.felix.protocol.replication.ReplicaFetch;
 import io.felix.protocol.replication.ReplicaFetchResult;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.junit.jupiter.api.AfterAll;
@@ -27,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * leader's answers are built from a second real log, the way {@link ShardLeader} builds them.
  */
 class ShardFollowerTest {
-  static final ActorTestKit kit = ActorTestKit.create();
+  static final ActorTestKit kit = ReplicaFixture.testKit("ShardFollowerTest");
   static final int LEADER = 1;
   static final int FOLLOWER = 2;
 
@@ -122,6 +123,25 @@ class ShardFollowerTest {
     assertEquals(3, next.getLastFetchedEpoch());
     assertEquals(List.of(new EpochStart(1, 0), new EpochStart(3, 6)), replica.log.epochStarts());
     assertEquals(batchesFrom(leaderLog, 0), batchesFrom(replica.log, 0));
+  }
+
+  @Test
+  void aFetchLeftUnansweredIsSentAgainOnceTheFetchTimeoutPasses() {
+    replica.startFollower(following(3));
+    ReplicaFetch first = replica.transport.nextFetch(LEADER);
+    assertEquals(0, first.getFetchOffset());
+    assertEquals(-1, first.getLastFetchedEpoch());
+
+    replica.clock.advance(ReplicaFixture.SETTINGS.fetchTimeout().minusNanos(1));
+    replica.tell(ShardReplica.Tick.INSTANCE);
+    replica.describe();
+    assertEquals(List.of(), replica.transport.drain());
+
+    replica.clock.advance(Duration.ofNanos(1));
+    replica.tell(ShardReplica.Tick.INSTANCE);
+    ReplicaFetch resent = replica.transport.nextFetch(LEADER);
+    assertEquals(0, resent.getFetchOffset());
+    assertEquals(first.getFetchId() + 1, resent.getFetchId());
   }
 
   /** The leader's FETCH_DIVERGING answer: where the fetch's last epoch ends in the leader's log. */

@@ -19,7 +19,6 @@ import io.felix.protocol.client.Response;
 import io.felix.protocol.replication.FetchError;
 import io.felix.protocol.replication.ReplicaFetchResult;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
@@ -32,7 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The leader role alone: broker 1 leads, brokers 2 and 3 follow; their fetches are written by the tests. */
 class ShardLeaderTest {
-  static final ActorTestKit kit = ActorTestKit.create();
+  static final ActorTestKit kit = ReplicaFixture.testKit("ShardLeaderTest");
   static final int LEADER = 1;
   static final int F2 = 2;
   static final int F3 = 3;

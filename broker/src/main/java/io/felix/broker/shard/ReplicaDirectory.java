@@ -7,6 +7,7 @@ import io.felix.broker.log.FlushScheduler;
 import io.felix.broker.log.LogSettings;
 import io.felix.broker.transport.ReplicationSettings;
 import io.felix.broker.transport.ReplicationTransport;
+import io.felix.broker.wire.ControlMessage;
 import java.io.IOException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -45,7 +46,11 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
   /** Ignored unless {@code table.version} is newer than the table held. */
   public record ApplyAssignments(AssignmentTable table) implements Command, ControlMessage {}
 
-  /** The replica adopts {@code newEpoch} as its fence and replies with its status (see CONTRACT.md). */
+  /**
+   * The replica adopts {@code newEpoch} as its fence (a fenced leader takes no more appends but keeps serving its
+   * log, and the replica will not lead at an epoch below the fence) and replies with its status: its last epoch
+   * and log end are what the control plane's failover round compares.
+   */
   public record FenceShard(ShardId id, long newEpoch, ActorRef<ReplicaStatus> replyTo) implements Command, ControlMessage {}
 
   public record DescribeReplica(ShardId id, ActorRef<ReplicaStatus> replyTo) implements Command, ControlMessage {}

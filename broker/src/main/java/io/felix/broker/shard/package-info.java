@@ -1,7 +1,8 @@
 /**
  * Shard replicas: one {@link io.felix.broker.shard.ShardReplica} actor per replica on this broker, started,
  * re-roled and retired by the broker's {@link io.felix.broker.shard.ReplicaDirectory} from the assignment tables
- * the control plane pushes (CONTRACT.md).
+ * the control plane pushes. A table is applied only if its version is newer than the one held: each replica it
+ * lists for this broker is started or re-assigned, and each replica it no longer lists is retired.
  *
  * <h2>Message flow of one produce (quorum acks, cluster mode)</h2>
  * <ol>
@@ -22,6 +23,6 @@
  * Replicas read time only through their {@link io.felix.broker.shard.ReplicaClock}, so each role can be tested alone
  * with a clock the test moves.
  *
- * <p>Artery carries only the control messages ({@link io.felix.broker.shard.ControlMessage}, protobuf).
+ * <p>Artery carries only the control messages ({@link io.felix.broker.wire.ControlMessage}, protobuf).
  */
 package io.felix.broker.shard;

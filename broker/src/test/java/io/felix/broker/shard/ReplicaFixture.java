@@ -117,7 +117,7 @@ final class ReplicaFixture implements AutoCloseable {
   /** A follower's fetch as {@link ShardFollower} builds it. */
   static ReplicaFetch.Builder fetch(int follower, long leaderEpoch, long fetchOffset, long lastFetchedEpoch,
       long storedOffset) {
-    return ReplicaFetch.newBuilder().setShard(ControlMessageSerializer.ref(SHARD)).setLeaderEpoch(leaderEpoch)
+    return ReplicaFetch.newBuilder().setShard(ShardRefs.toRef(SHARD)).setLeaderEpoch(leaderEpoch)
         .setFollowerId(follower).setFetchOffset(fetchOffset).setLastFetchedEpoch(lastFetchedEpoch)
         .setDurableOffset(storedOffset).setMaxBytes(1 << 20).setFetchId(1);
   }

@@ -120,7 +120,7 @@ class ShardLeaderTest {
     ReplicaFetchResult newer = replica.transport.nextFetchResult(F3);
     assertEquals(FetchError.FETCH_EPOCH_MISMATCH, newer.getError());
     assertEquals(2, newer.getLeaderEpoch());
-    assertEquals("fenced", replica.describe().role());
+    assertEquals(ReplicaRole.FENCED, replica.describe().role());
     Response refused = await(replica.produce(Acks.LEADER, 1));
     assertEquals(ErrorCode.NOT_LEADER, refused.getError().getCode());
     assertTrue(refused.getError().getNotAppended());
@@ -213,7 +213,7 @@ class ShardLeaderTest {
 
     TestProbe<ReplicaStatus> fenced = kit.createTestProbe();
     replica.tell(new ShardReplica.Fence(3, fenced.getRef()));
-    assertEquals("fenced", fenced.receiveMessage().role());
+    assertEquals(ReplicaRole.FENCED, fenced.receiveMessage().role());
     Response outcomeUnknown = await(pending);
     assertEquals(ErrorCode.TIMEOUT, outcomeUnknown.getError().getCode());
     assertFalse(outcomeUnknown.getError().getNotAppended());

@@ -11,7 +11,7 @@ import java.time.Duration;
 public record ControlSettings(
     Duration placementInterval, Duration failoverTimeout, Duration moveTimeout, long moveCatchUpLag,
     int maxConcurrentMoves, int maxMovesPerBroker, Duration replicaTimeout, Duration registerInterval,
-    int snapshotEvery, int recentMoves, Strategy strategy) {
+    Duration progressInterval, Duration probeInterval, int snapshotEvery, int recentMoves, Strategy strategy) {
 
   public ControlSettings {
     ConfigChecks.positive("felix.control.placement-interval", placementInterval);
@@ -19,6 +19,8 @@ public record ControlSettings(
     ConfigChecks.positive("felix.control.move-timeout", moveTimeout);
     ConfigChecks.positive("felix.control.replica-timeout", replicaTimeout);
     ConfigChecks.positive("felix.control.register-interval", registerInterval);
+    ConfigChecks.positive("felix.control.progress-interval", progressInterval);
+    ConfigChecks.positive("felix.control.probe-interval", probeInterval);
     if (moveCatchUpLag < 0) {
       throw new ConfigException.BadValue("felix.control.move-catch-up-lag", "must be >= 0, got " + moveCatchUpLag);
     }
@@ -48,7 +50,7 @@ public record ControlSettings(
     return new ControlSettings(
         c.getDuration("placement-interval"), c.getDuration("failover-timeout"), c.getDuration("move-timeout"),
         c.getLong("move-catch-up-lag"), c.getInt("max-concurrent-moves"), c.getInt("max-moves-per-broker"),
-        c.getDuration("replica-timeout"), c.getDuration("register-interval"), c.getInt("snapshot-every"),
-        c.getInt("recent-moves"), strategy);
+        c.getDuration("replica-timeout"), c.getDuration("register-interval"), c.getDuration("progress-interval"),
+        c.getDuration("probe-interval"), c.getInt("snapshot-every"), c.getInt("recent-moves"), strategy);
   }
 }

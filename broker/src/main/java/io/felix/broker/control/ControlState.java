@@ -63,17 +63,17 @@ public record ControlState(
    * A move, in flight or finished.
    *
    * @param fenceEpoch the epoch the leader was fenced at, 0 until then
-   * @param state in-flight, completed or aborted
+   * @param state in flight, completed or aborted
    */
   public record MoveRecord(
       long moveId, ShardId shard, int from, int to, boolean staged, String reason, long startedAtMillis,
-      long fenceEpoch, String state, long endedAtMillis, String detail) {
+      long fenceEpoch, MoveState state, long endedAtMillis, String detail) {
 
     MoveRecord fenced(long epoch) {
       return new MoveRecord(moveId, shard, from, to, staged, reason, startedAtMillis, epoch, state, endedAtMillis, detail);
     }
 
-    MoveRecord ended(String newState, long atMillis, String why) {
+    MoveRecord ended(MoveState newState, long atMillis, String why) {
       return new MoveRecord(moveId, shard, from, to, staged, reason, startedAtMillis, fenceEpoch, newState, atMillis, why);
     }
   }
@@ -110,7 +110,7 @@ public record ControlState(
       shards.put(e.shard(), new ShardAssignment(e.shard(), a.replicas(), List.of(), e.leader(), e.epoch()));
     } else if (event instanceof MoveStarted e) {
       moves.put(e.shard(), new MoveRecord(e.moveId(), e.shard(), e.from(), e.to(), e.staged(), e.reason(),
-          e.atMillis(), 0, "in-flight", 0, ""));
+          e.atMillis(), 0, MoveState.IN_FLIGHT, 0, ""));
       nextMoveId = Math.max(nextMoveId, e.moveId() + 1);
     } else if (event instanceof MoveFenced e) {
       moves.computeIfPresent(e.shard(), (id, m) -> m.fenced(e.epoch()));
@@ -118,14 +118,14 @@ public record ControlState(
       shards.put(e.shard(), new ShardAssignment(e.shard(), e.replicas(), List.of(), e.leader(), e.epoch()));
       MoveRecord m = moves.remove(e.shard());
       if (m != null) {
-        remember(recent, m.ended("completed", e.atMillis(), ""));
+        remember(recent, m.ended(MoveState.COMPLETED, e.atMillis(), ""));
       }
     } else if (event instanceof MoveAborted e) {
       ShardAssignment a = shards.get(e.shard());
       shards.put(e.shard(), new ShardAssignment(e.shard(), a.replicas(), List.of(), a.leader(), e.epoch()));
       MoveRecord m = moves.remove(e.shard());
       if (m != null) {
-        remember(recent, m.ended("aborted", e.atMillis(), e.reason()));
+        remember(recent, m.ended(MoveState.ABORTED, e.atMillis(), e.reason()));
       }
     } else if (event instanceof PlacementPaused) {
       paused = true;

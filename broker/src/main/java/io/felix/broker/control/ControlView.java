@@ -18,7 +18,7 @@ public record ControlView(
   }
 
   /** The last placement pass: when, why, what it planned (the library's steps, as text) and leaderless shards. */
-  public record LastPass(long atMillis, String trigger, List<String> planned, List<String> leaderless) {
-    public static final LastPass NONE = new LastPass(0, "none yet", List.of(), List.of());
+  public record LastPass(long atMillis, PassTrigger trigger, List<String> planned, List<String> leaderless) {
+    public static final LastPass NONE = new LastPass(0, PassTrigger.NONE_YET, List.of(), List.of());
   }
 }

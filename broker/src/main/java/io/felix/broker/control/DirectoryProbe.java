@@ -51,7 +51,7 @@ public final class DirectoryProbe implements ReplicaProbe {
     }
     context.ask(ReplicaStatus.class, directory, timeout,
         replyTo -> new ReplicaDirectory.FenceShard(shard, epoch, replyTo),
-        (status, failure) -> new PlacementController.ReplicaAnswered(brokerId, shard, epoch, report(status)));
+        (status, failure) -> new PlacementController.ReplicaAnswered(brokerId, shard, epoch, status));
     return true;
   }
 
@@ -63,13 +63,8 @@ public final class DirectoryProbe implements ReplicaProbe {
     }
     context.ask(ReplicaStatus.class, directory, timeout,
         replyTo -> new ReplicaDirectory.DescribeReplica(shard, replyTo),
-        (status, failure) -> new PlacementController.ReplicaAnswered(brokerId, shard, 0, report(status)));
+        (status, failure) -> new PlacementController.ReplicaAnswered(brokerId, shard, 0, status));
     return true;
-  }
-
-  private static ReplicaReport report(ReplicaStatus status) {
-    return status == null ? null : new ReplicaReport(status.id(), status.brokerId(), status.hosted(), status.role(),
-        status.lastEpoch(), status.logEndOffset(), status.commitOffset(), status.failed());
   }
 
   private ActorRef<ReplicaDirectory.Command> directoryOf(int brokerId) {

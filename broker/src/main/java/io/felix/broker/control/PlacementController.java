@@ -1,7 +1,5 @@
 package io.felix.broker.control;
 
-import io.felix.broker.assignment.BrokerRole;
-import java.util.OptionalInt;
 import io.felix.broker.assignment.BrokerEndpoint;
 import io.felix.broker.assignment.ShardAssignment;
 import io.felix.broker.assignment.ShardId;
@@ -9,16 +7,14 @@ import io.felix.broker.control.PlacementDecisions.Decision;
 import io.felix.broker.control.PlacementEvent.MoveAborted;
 import io.felix.broker.control.PlacementEvent.MoveCompleted;
 import io.felix.broker.control.PlacementEvent.ShardPlaced;
-import io.felix.broker.control.ReplicaProbe.ReplicaReport;
 import io.felix.broker.metrics.BrokerMetrics;
+import io.felix.broker.shard.ReplicaStatus;
 import io.felix.broker.wire.ControlMessage;
+import java.time.Clock;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.function.BiFunction;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -27,29 +23,29 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 import org.apache.pekko.actor.typed.receptionist.Receptionist;
 import org.apache.pekko.cluster.ClusterEvent;
-import org.apache.pekko.cluster.Member;
-import org.apache.pekko.cluster.MemberStatus;
-import org.apache.pekko.cluster.UniqueAddress;
 import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.cluster.typed.Subscribe;
 import org.apache.pekko.persistence.typed.PersistenceId;
 import org.apache.pekko.persistence.typed.RecoveryCompleted;
 import org.apache.pekko.persistence.typed.javadsl.CommandHandler;
 import org.apache.pekko.persistence.typed.javadsl.Effect;
+import org.apache.pekko.persistence.typed.javadsl.EffectBuilder;
 import org.apache.pekko.persistence.typed.javadsl.EventHandler;
 import org.apache.pekko.persistence.typed.javadsl.EventSourcedBehavior;
 import org.apache.pekko.persistence.typed.javadsl.RetentionCriteria;
 import org.apache.pekko.persistence.typed.javadsl.SignalHandler;
 
 /**
- * The placement singleton: an event-sourced behaviour on the JDBC journal, run as a Cluster Singleton.
- * Decide, then apply: each command computes events ({@link PlacementDecisions}, {@link ReplicaRounds}), the
- * event handler folds them into {@link ControlState}, and only after they are stored does it push the new
- * assignment table (version + 1) to every broker's {@link AssignmentHolder} and answer. A singleton restarted
- * on another broker replays the journal and pushes the same table again.
+ * The placement singleton: an event-sourced behaviour on the JDBC journal, run as a Cluster Singleton. It routes
+ * commands and persists decisions. Decide, then apply: each command computes events ({@link PlacementDecisions}
+ * for operator commands and placement passes, {@link FailoverRounds} and {@link MoveProgress} for conversations
+ * with replicas), the event handler folds them into {@link ControlState}, and only after they are stored do the
+ * side effects run: the new assignment table (version + 1) is pushed to every broker's {@link AssignmentHolder},
+ * metrics are recorded and the command answered. A singleton restarted on another broker replays the journal
+ * and pushes the same table again.
  *
- * <p>Runtime knowledge that is not decided state (which brokers are reachable, the last pass, replica answers)
- * lives in fields: it is rebuilt from the cluster after a restart.
+ * <p>Runtime knowledge that is not decided state (which brokers are reachable: {@link BrokerLiveness}; the last
+ * pass; replica answers) lives in fields: it is rebuilt from the cluster after a restart.
  */
 public final class PlacementController
     extends EventSourcedBehavior<PlacementController.Command, PlacementEvent, ControlState> {
@@ -85,12 +81,12 @@ public final class PlacementController
   public record GetView(ActorRef<ControlView> replyTo) implements Command, ControlMessage {}
 
   /**
-   * A replica's answer to a fence ({@code fenceEpoch} > 0) or describe; {@code report} null when it failed. Local
+   * A replica's answer to a fence ({@code fenceEpoch} > 0) or describe; {@code status} null when it failed. Local
    * only: the singleton's own ask adapter builds it from the {@code ReplicaStatus} that crossed Artery.
    */
-  public record ReplicaAnswered(int brokerId, ShardId shard, long fenceEpoch, ReplicaReport report) implements Command {}
+  public record ReplicaAnswered(int brokerId, ShardId shard, long fenceEpoch, ReplicaStatus status) implements Command {}
 
-  private record PlacementTick(String trigger) implements Command {}
+  private record PlacementTick(PassTrigger trigger) implements Command {}
 
   private record MembershipChanged(ClusterEvent.ClusterDomainEvent event) implements Command {}
 
@@ -101,20 +97,15 @@ public final class PlacementController
 
   private final ActorContext<Command> context;
   private final ControlSettings settings;
+  private final Clock clock;
   private final PlacementDecisions decisions;
   private final ReplicaProbe probe;
-  private final ReplicaRounds rounds;
+  private final BrokerLiveness liveness;
+  private final FailoverRounds failovers;
+  private final MoveProgress moves;
   private final Cluster cluster;
+  private final BrokerMetrics metrics;
   private Set<ActorRef<AssignmentHolder.Command>> holders = Set.of();
-  private final Set<Integer> available = new TreeSet<>();
-  private final Map<Integer, Long> lostSince = new HashMap<>();
-  private final Map<Integer, Long> ledWhenLost = new HashMap<>();
-  private final Map<Integer, Long> noticedLost = new HashMap<>();
-  /** The incarnation of each broker id last seen up: another one for the same id means it restarted. */
-  private final Map<Integer, UniqueAddress> incarnations = new HashMap<>();
-  /** Shards whose leader restarted, with the epoch it led at: they fail over until a newer epoch is persisted. */
-  private final Map<ShardId, Long> leaderRestarted = new HashMap<>();
-  private boolean membershipSeen;
   private ControlView.LastPass lastPass = ControlView.LastPass.NONE;
 
   /**
@@ -122,6 +113,12 @@ public final class PlacementController
    *     {@link ReplicaAnswered}) and where to send receptionist listings (handed back to the probe)
    */
   public static Behavior<Command> create(ControlSettings settings,
+      BiFunction<ActorContext<Command>, ActorRef<Receptionist.Listing>, ReplicaProbe> probes) {
+    return create(settings, Clock.systemUTC(), probes);
+  }
+
+  /** @param clock the time of decisions (move start and end, timeouts); the system clock in production */
+  public static Behavior<Command> create(ControlSettings settings, Clock clock,
       BiFunction<ActorContext<Command>, ActorRef<Receptionist.Listing>, ReplicaProbe> probes) {
     return Behaviors.setup(context -> Behaviors.withTimers(timers -> {
       ActorRef<Receptionist.Listing> listings = context.messageAdapter(Receptionist.Listing.class, Listed::new);
@@ -132,21 +129,25 @@ public final class PlacementController
       Cluster cluster = Cluster.get(context.getSystem());
       cluster.subscriptions().tell(Subscribe.create(membership.narrow(), ClusterEvent.MemberEvent.class));
       cluster.subscriptions().tell(Subscribe.create(membership.narrow(), ClusterEvent.ReachabilityEvent.class));
-      return new PlacementController(context, timers, settings, probes.apply(context, listings));
+      return new PlacementController(context, timers, settings, clock, probes.apply(context, listings));
     }));
   }
 
   private PlacementController(ActorContext<Command> context, TimerScheduler<Command> timers, ControlSettings settings,
-      ReplicaProbe probe) {
+      Clock clock, ReplicaProbe probe) {
     super(PersistenceId.ofUniqueId(PERSISTENCE_ID));
     this.context = context;
     this.settings = settings;
+    this.clock = clock;
     this.decisions = new PlacementDecisions(settings);
     this.probe = probe;
-    this.rounds = new ReplicaRounds(settings, probe, context.getLog());
+    this.liveness = new BrokerLiveness(settings, clock, context.getLog());
+    this.failovers = new FailoverRounds(settings, probe, clock, context.getLog());
+    this.moves = new MoveProgress(settings, probe, clock, context.getLog());
     this.cluster = Cluster.get(context.getSystem());
-    timers.startTimerWithFixedDelay(new PlacementTick("timer"), settings.placementInterval());
-    timers.startTimerWithFixedDelay(ProgressTick.INSTANCE, java.time.Duration.ofMillis(100));
+    this.metrics = BrokerMetrics.of(context.getSystem());
+    timers.startTimerWithFixedDelay(new PlacementTick(PassTrigger.TIMER), settings.placementInterval());
+    timers.startTimerWithFixedDelay(ProgressTick.INSTANCE, settings.progressInterval());
   }
 
   @Override
@@ -171,7 +172,7 @@ public final class PlacementController
           context.getLog().info("Placement singleton recovered on {}: {} brokers, {} streams, {} shards, {} moves in"
               + " flight, table version {}", cluster.selfMember().address(), state.brokers().size(),
               state.streams().size(), state.shards().size(), state.moves().size(), state.tableVersion());
-          refreshAvailability(state);
+          refreshLiveness(state);
           publish(state);
         })
         .build();
@@ -181,15 +182,17 @@ public final class PlacementController
   public CommandHandler<Command, PlacementEvent, ControlState> commandHandler() {
     return newCommandHandlerBuilder().forAnyState()
         .onCommand(RegisterBroker.class, this::onRegisterBroker)
-        .onCommand(CreateStream.class, (s, c) -> reply(decisions.createStream(s, available, c.name(), c.shards(),
-            c.replicationFactor()), c.replyTo(), "stream created"))
+        .onCommand(CreateStream.class, (s, c) -> reply(decisions.createStream(s, liveness.available(), c.name(),
+            c.shards(), c.replicationFactor()), c.replyTo(), PassTrigger.STREAM_CREATED))
         .onCommand(DeleteStream.class, (s, c) -> reply(decisions.deleteStream(s, c.name()), c.replyTo(), null))
-        .onCommand(DrainBroker.class, (s, c) -> reply(decisions.drain(s, c.brokerId()), c.replyTo(), "drain requested"))
+        .onCommand(DrainBroker.class, (s, c) -> reply(decisions.drain(s, c.brokerId()), c.replyTo(),
+            PassTrigger.DRAIN_REQUESTED))
         .onCommand(RemoveBroker.class, (s, c) -> reply(decisions.remove(s, c.brokerId()), c.replyTo(), null))
-        .onCommand(PausePlacement.class, (s, c) -> reply(decisions.pause(s, now()), c.replyTo(), null))
-        .onCommand(ResumePlacement.class, (s, c) -> reply(decisions.resume(s, now()), c.replyTo(), "resumed"))
-        .onCommand(StartMove.class, (s, c) -> reply(decisions.startMove(s, available, c.stream(), c.shard(), c.to(),
-            now()), c.replyTo(), null))
+        .onCommand(PausePlacement.class, (s, c) -> reply(decisions.pause(s, clock.millis()), c.replyTo(), null))
+        .onCommand(ResumePlacement.class, (s, c) -> reply(decisions.resume(s, clock.millis()), c.replyTo(),
+            PassTrigger.RESUMED))
+        .onCommand(StartMove.class, (s, c) -> reply(decisions.startMove(s, liveness.available(), c.stream(),
+            c.shard(), c.to(), clock.millis()), c.replyTo(), null))
         .onCommand(GetView.class, this::onGetView)
         .onCommand(ReplicaAnswered.class, this::onReplicaAnswered)
         .onCommand(PlacementTick.class, this::onPlacementTick)
@@ -205,15 +208,17 @@ public final class PlacementController
       publish(state);
       return Effect().none();
     }
-    context.getLog().info("Broker {} registered: {} zone '{}' max-shards {}", r.brokerId(), r.endpoint(), r.zone(),
-        r.maxShards());
     return persist(events).thenRun(s -> {
-      refreshAvailability(s);
-      context.getSelf().tell(new PlacementTick("broker joined"));
+      context.getLog().info("Broker {} registered: {} zone '{}' max-shards {}", r.brokerId(), r.endpoint(), r.zone(),
+          r.maxShards());
+      refreshLiveness(s);
+      context.getSelf().tell(new PlacementTick(PassTrigger.BROKER_JOINED));
     });
   }
 
-  private Effect<PlacementEvent, ControlState> reply(Decision decision, ActorRef<ControlReply> replyTo, String passTrigger) {
+  /** @param passTrigger the placement pass to run once the events are stored, null for none */
+  private Effect<PlacementEvent, ControlState> reply(Decision decision, ActorRef<ControlReply> replyTo,
+      PassTrigger passTrigger) {
     if (decision.events().isEmpty()) {
       return Effect().reply(replyTo, decision.reply());
     }
@@ -226,35 +231,28 @@ public final class PlacementController
         .thenReply(replyTo, s -> decision.reply());
   }
 
-  private org.apache.pekko.persistence.typed.javadsl.EffectBuilder<PlacementEvent, ControlState> persist(
-      List<PlacementEvent> events) {
+  /** Persists the events; everything they cause outside the state runs once they are stored. */
+  private EffectBuilder<PlacementEvent, ControlState> persist(List<PlacementEvent> events) {
+    return Effect().persist(events).thenRun(state -> afterPersist(events, state));
+  }
+
+  private void afterPersist(List<PlacementEvent> events, ControlState state) {
     for (PlacementEvent event : events) {
-      if (event instanceof MoveCompleted || event instanceof MoveAborted) {
-        BrokerMetrics.of(context.getSystem()).moveFinished(event instanceof MoveCompleted);
-      }
       if (event instanceof ShardPlaced) {
         context.getLog().debug("Decided {}", event);
       } else {
         context.getLog().info("Decided {}", event);
       }
-    }
-    return Effect().persist(events).thenRun(this::afterPersist);
-  }
-
-  private void afterPersist(ControlState state) {
-    publish(state);
-    BrokerMetrics.of(context.getSystem()).movesInFlight(state.moves().size());
-    forgetPromoted(state);
-    long now = now();
-    ledWhenLost.entrySet().removeIf(lost -> {
-      if (state.leadersOn(lost.getKey()) > 0) {
-        return false;
+      if (event instanceof MoveCompleted || event instanceof MoveAborted) {
+        metrics.moveFinished(event instanceof MoveCompleted);
       }
-      Long since = noticedLost.get(lost.getKey());
+    }
+    publish(state);
+    metrics.movesInFlight(state.moves().size());
+    for (BrokerLiveness.FailoverDone done : liveness.decided(state)) {
       context.getLog().info("Failover of broker {} done: all {} shards it led have new leaders {} ms after this"
-          + " singleton noticed it lost", lost.getKey(), lost.getValue(), since == null ? -1 : now - since);
-      return true;
-    });
+          + " singleton noticed it lost", done.brokerId(), done.shardsLed(), done.millisSinceNoticed());
+    }
   }
 
   private void publish(ControlState state) {
@@ -263,31 +261,33 @@ public final class PlacementController
   }
 
   private Effect<PlacementEvent, ControlState> onGetView(ControlState state, GetView get) {
-    get.replyTo().tell(new ControlView(state, new ArrayList<>(available), lastPass, settings.strategy().wireName(),
-        settings.maxConcurrentMoves(), settings.maxMovesPerBroker(), settings.placementInterval().toMillis()));
+    get.replyTo().tell(new ControlView(state, new ArrayList<>(liveness.available()), lastPass,
+        settings.strategy().wireName(), settings.maxConcurrentMoves(), settings.maxMovesPerBroker(),
+        settings.placementInterval().toMillis()));
     return Effect().none();
   }
 
   private Effect<PlacementEvent, ControlState> onReplicaAnswered(ControlState state, ReplicaAnswered answer) {
-    if (answer.report() == null) {
+    if (answer.status() == null) {
       return Effect().none();
     }
-    rounds.answered(answer.report(), answer.fenceEpoch(), now());
+    failovers.answered(answer.status(), answer.fenceEpoch());
+    moves.answered(answer.status(), answer.fenceEpoch());
     return onProgress(state); // an answer may complete a failover round or a move step: no need to wait a tick
   }
 
   private Effect<PlacementEvent, ControlState> onPlacementTick(ControlState state, PlacementTick tick) {
-    refreshAvailability(state);
+    refreshLiveness(state);
     publish(state); // Artery delivers at most once: resending lets a broker that missed a table catch up
     PlacementDecisions.Pass pass;
     try {
-      pass = decisions.pass(state, available, now());
+      pass = decisions.pass(state, liveness.available(), clock.millis());
     } catch (RuntimeException e) {
       context.getLog().error("Placement pass ({}) failed: {}", tick.trigger(), e.getMessage());
       return Effect().none();
     }
-    BrokerMetrics.of(context.getSystem()).placementPassRun();
-    lastPass = new ControlView.LastPass(now(), tick.trigger(), PlacementSnapshots.describe(pass.plan()),
+    metrics.placementPassRun();
+    lastPass = new ControlView.LastPass(clock.millis(), tick.trigger(), PlacementSnapshots.describe(pass.plan()),
         pass.plan().leaderless().stream().map(Object::toString).toList());
     if (pass.events().isEmpty()) {
       return Effect().none();
@@ -298,10 +298,12 @@ public final class PlacementController
 
   private Effect<PlacementEvent, ControlState> onMembershipChanged(ControlState state, MembershipChanged changed) {
     context.getLog().debug("Cluster event {}", changed.event());
-    if (changed.event() instanceof ClusterEvent.MemberUp || changed.event() instanceof ClusterEvent.MemberRemoved) {
-      context.getSelf().tell(new PlacementTick(changed.event().getClass().getSimpleName()));
+    if (changed.event() instanceof ClusterEvent.MemberUp) {
+      context.getSelf().tell(new PlacementTick(PassTrigger.MEMBER_UP));
+    } else if (changed.event() instanceof ClusterEvent.MemberRemoved) {
+      context.getSelf().tell(new PlacementTick(PassTrigger.MEMBER_REMOVED));
     }
-    refreshAvailability(state);
+    refreshLiveness(state);
     return Effect().none();
   }
 
@@ -320,93 +322,25 @@ public final class PlacementController
     return Effect().none();
   }
 
+  /**
+   * Failover first: a shard whose leader is lost or restarted, or whose fenced move timed out, gets a failover
+   * round, and its move waits for the round to end it; every other move takes its next step.
+   */
   private Effect<PlacementEvent, ControlState> onProgress(ControlState state) {
-    refreshAvailability(state);
-    List<PlacementEvent> events = rounds.progress(state, available, lostSince, leaderRestarted.keySet(), now());
+    refreshLiveness(state);
+    Set<Integer> available = liveness.available();
+    Set<ShardId> failingOver = new HashSet<>(moves.handedToFailover(state));
+    for (ShardAssignment a : state.shards().values()) {
+      if (liveness.needsFailover(a)) {
+        failingOver.add(a.id());
+      }
+    }
+    List<PlacementEvent> events = new ArrayList<>(failovers.progress(state, available, failingOver));
+    events.addAll(moves.progress(state, available, failingOver));
     return events.isEmpty() ? Effect().none() : persist(events);
   }
 
-  /**
-   * Reachable = a member that is up (or weakly up) and not unreachable; its broker id is its role. A broker
-   * absent from the membership when this singleton first looks was downed before it started (its old host
-   * saw it go): it counts as lost for the whole failover timeout already.
-   */
-  private void refreshAvailability(ControlState state) {
-    ClusterEvent.CurrentClusterState cs = cluster.state();
-    Set<Member> unreachable = cs.getUnreachable();
-    Set<Integer> members = new HashSet<>();
-    Set<Integer> up = new HashSet<>();
-    for (Member member : cs.getMembers()) {
-      Integer id = brokerIdOf(member);
-      if (id == null) {
-        continue;
-      }
-      members.add(id);
-      MemberStatus status = member.status();
-      if ((status.equals(MemberStatus.up()) || status.equals(MemberStatus.weaklyUp())) && !unreachable.contains(member)) {
-        up.add(id);
-        noticeIncarnation(state, id, member.uniqueAddress());
-      }
-    }
-    forgetPromoted(state);
-    long now = now();
-    for (int id : state.brokers().keySet()) {
-      if (up.contains(id)) {
-        noticedLost.remove(id);
-        if (lostSince.remove(id) != null) {
-          context.getLog().info("Broker {} is reachable again", id);
-        }
-        ledWhenLost.remove(id);
-      } else if (!lostSince.containsKey(id)) {
-        long since = !membershipSeen && !members.contains(id) ? now - settings.failoverTimeout().toMillis() : now;
-        lostSince.put(id, since);
-        noticedLost.put(id, now);
-        long led = state.leadersOn(id);
-        if (led > 0) {
-          ledWhenLost.put(id, led);
-        }
-        context.getLog().info("Broker {} is not reachable ({} leaders); its shards fail over after {}", id, led,
-            settings.failoverTimeout());
-      }
-    }
-    membershipSeen = true;
-    available.clear();
-    available.addAll(up);
-  }
-
-  /**
-   * A broker that comes back as a new incarnation within the failover timeout is never seen lost for long enough
-   * to fail over, yet its replicas that led refuse to lead again at the epoch their log already holds (they may
-   * have lost unflushed records their followers hold): those shards need a failover round now.
-   */
-  private void noticeIncarnation(ControlState state, int id, UniqueAddress incarnation) {
-    UniqueAddress previous = incarnations.put(id, incarnation);
-    if (previous == null || previous.equals(incarnation)) {
-      return;
-    }
-    List<ShardId> led = new ArrayList<>();
-    state.shards().values().stream().filter(a -> a.leader() == id).forEach(a -> {
-      leaderRestarted.put(a.id(), a.leaderEpoch());
-      led.add(a.id());
-    });
-    context.getLog().info("Broker {} restarted (was {}, now {}); the {} shards it led fail over: {}", id,
-        previous.address(), incarnation.address(), led.size(), led);
-  }
-
-  /** A restarted leader's shard needs no more failover once a newer epoch (promotion, abort, move) is decided. */
-  private void forgetPromoted(ControlState state) {
-    leaderRestarted.entrySet().removeIf(mark -> {
-      ShardAssignment a = state.shards().get(mark.getKey());
-      return a == null || a.leaderEpoch() > mark.getValue();
-    });
-  }
-
-  private static Integer brokerIdOf(Member member) {
-    OptionalInt id = BrokerRole.idOf(member.getRoles());
-    return id.isPresent() ? id.getAsInt() : null;
-  }
-
-  private static long now() {
-    return System.currentTimeMillis();
+  private void refreshLiveness(ControlState state) {
+    liveness.refresh(state, BrokerLiveness.members(cluster.state()));
   }
 }

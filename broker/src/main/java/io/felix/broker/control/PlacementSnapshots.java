@@ -24,7 +24,7 @@ import java.util.Set;
  * The one place that speaks both languages: maps the singleton's state (plus which brokers are reachable) to
  * the placement library's {@link ClusterSnapshot}, and the library's {@link Step}s back to events.
  * Promotions are not taken from a plan: failover fences first and then asks the library to choose among the
- * replicas that answered (see {@link PlacementController}).
+ * replicas that answered (see {@link FailoverRounds}).
  */
 public final class PlacementSnapshots {
 

@@ -7,6 +7,7 @@ import io.felix.broker.assignment.ShardAssignment;
 import io.felix.broker.control.ControlState;
 import io.felix.broker.control.ControlState.BrokerRecord;
 import io.felix.broker.control.ControlState.MoveRecord;
+import io.felix.broker.control.MoveState;
 import io.felix.broker.control.ControlState.StreamRecord;
 import io.felix.broker.control.ControlView;
 import java.util.Map;
@@ -101,7 +102,7 @@ final class AdminJson {
     node.put("moves_in_flight", view.state().moves().size());
     ObjectNode pass = node.putObject("last_pass");
     pass.put("at_ms", view.lastPass().atMillis());
-    pass.put("trigger", view.lastPass().trigger());
+    pass.put("trigger", view.lastPass().trigger().description());
     view.lastPass().planned().forEach(pass.putArray("planned")::add);
     view.lastPass().leaderless().forEach(pass.putArray("leaderless")::add);
     return node;
@@ -128,8 +129,8 @@ final class AdminJson {
     node.put("to", m.to());
     node.put("staged", m.staged());
     node.put("reason", m.reason());
-    boolean inFlight = m.state().equals("in-flight");
-    node.put("state", inFlight ? (m.fenceEpoch() > 0 ? "catching-up-fenced" : "copying") : m.state());
+    boolean inFlight = m.state() == MoveState.IN_FLIGHT;
+    node.put("state", inFlight ? (m.fenceEpoch() > 0 ? "catching-up-fenced" : "copying") : m.state().wireName());
     node.put("started_at_ms", m.startedAtMillis());
     node.put("duration_ms", (inFlight ? nowMillis : m.endedAtMillis()) - m.startedAtMillis());
     if (!m.detail().isEmpty()) {

@@ -44,6 +44,10 @@ import io.felix.protocol.control.RegisterBrokerMsg;
 import io.felix.protocol.control.RejectedMsg;
 import io.felix.protocol.control.RemoveBrokerMsg;
 import io.felix.protocol.control.ReplicaRoleMsg;
+import io.felix.protocol.control.MoveStateMsg;
+import io.felix.protocol.control.PassTriggerMsg;
+import io.felix.broker.control.MoveState;
+import io.felix.broker.control.PassTrigger;
 import io.felix.protocol.control.ReplicaStatusMsg;
 import io.felix.protocol.control.ResumePlacementMsg;
 import io.felix.protocol.control.ShardAssignmentMsg;
@@ -257,6 +261,22 @@ final class ControlMessageMapping {
         m.getLastEpoch(), m.getLogEndOffset(), m.getCommitOffset(), m.getFailed());
   }
 
+  /**
+   * A Java enum's protobuf twin, whose constants are the Java names with {@code prefix}: protobuf enum values share
+   * one namespace per file, hence the prefix.
+   */
+  private static <W extends Enum<W>> W toWire(Enum<?> value, Class<W> wireType, String prefix) {
+    return Enum.valueOf(wireType, prefix + value.name());
+  }
+
+  private static <E extends Enum<E>> E fromWire(Enum<?> wire, Class<E> type, String prefix) {
+    String name = wire.name();
+    if (!name.startsWith(prefix) || name.endsWith("_UNSPECIFIED")) {
+      throw new IllegalArgumentException("unknown " + type.getSimpleName() + " " + name);
+    }
+    return Enum.valueOf(type, name.substring(prefix.length()));
+  }
+
   private static ReplicaRoleMsg role(ReplicaRole role) {
     return switch (role) {
       case LEADER -> ReplicaRoleMsg.REPLICA_ROLE_LEADER;
@@ -302,7 +322,8 @@ final class ControlMessageMapping {
   private static ControlViewMsg view(ControlView v) {
     ControlView.LastPass pass = v.lastPass();
     return ControlViewMsg.newBuilder().setState(state(v.state())).addAllAvailable(v.available())
-        .setLastPass(LastPassMsg.newBuilder().setAtMillis(pass.atMillis()).setTrigger(pass.trigger())
+        .setLastPass(LastPassMsg.newBuilder().setAtMillis(pass.atMillis())
+            .setTrigger(toWire(pass.trigger(), PassTriggerMsg.class, "PASS_TRIGGER_"))
             .addAllPlanned(pass.planned()).addAllLeaderless(pass.leaderless()))
         .setStrategy(v.strategy()).setMaxConcurrentMoves(v.maxConcurrentMoves())
         .setMaxMovesPerBroker(v.maxMovesPerBroker()).setPlacementIntervalMillis(v.placementIntervalMillis()).build();
@@ -311,7 +332,7 @@ final class ControlMessageMapping {
   private static ControlView view(ControlViewMsg m) {
     LastPassMsg pass = m.getLastPass();
     return new ControlView(state(m.getState()), m.getAvailableList(), new ControlView.LastPass(pass.getAtMillis(),
-        pass.getTrigger(), List.copyOf(pass.getPlannedList()), List.copyOf(pass.getLeaderlessList())),
+        fromWire(pass.getTrigger(), PassTrigger.class, "PASS_TRIGGER_"), List.copyOf(pass.getPlannedList()), List.copyOf(pass.getLeaderlessList())),
         m.getStrategy(), m.getMaxConcurrentMoves(), m.getMaxMovesPerBroker(), m.getPlacementIntervalMillis());
   }
 
@@ -354,12 +375,13 @@ final class ControlMessageMapping {
   private static MoveRecordMsg move(MoveRecord r) {
     return MoveRecordMsg.newBuilder().setMoveId(r.moveId()).setShard(ShardRefs.toRef(r.shard())).setFrom(r.from())
         .setTo(r.to()).setStaged(r.staged()).setReason(r.reason()).setStartedAtMillis(r.startedAtMillis())
-        .setFenceEpoch(r.fenceEpoch()).setState(r.state()).setEndedAtMillis(r.endedAtMillis())
+        .setFenceEpoch(r.fenceEpoch()).setState(toWire(r.state(), MoveStateMsg.class, "MOVE_STATE_")).setEndedAtMillis(r.endedAtMillis())
         .setDetail(r.detail()).build();
   }
 
   private static MoveRecord move(MoveRecordMsg m) {
     return new MoveRecord(m.getMoveId(), ShardRefs.toId(m.getShard()), m.getFrom(), m.getTo(), m.getStaged(),
-        m.getReason(), m.getStartedAtMillis(), m.getFenceEpoch(), m.getState(), m.getEndedAtMillis(), m.getDetail());
+        m.getReason(), m.getStartedAtMillis(), m.getFenceEpoch(),
+        fromWire(m.getState(), MoveState.class, "MOVE_STATE_"), m.getEndedAtMillis(), m.getDetail());
   }
 }

@@ -28,11 +28,13 @@ final class ConsumerReads {
 
   private final ShardId id;
   private final ShardLog log;
+  private final ReplicaClock clock;
   private final List<Waiting> waiting = new ArrayList<>();
 
-  ConsumerReads(ShardId id, ShardLog log) {
+  ConsumerReads(ShardId id, ShardLog log, ReplicaClock clock) {
     this.id = id;
     this.log = log;
+    this.clock = clock;
   }
 
   /** Answers now if committed records exist at the offset (or the fetch does not wait), else parks it. */
@@ -46,7 +48,7 @@ final class ConsumerReads {
     if (offset < commitOffset || fetch.waitMs() == 0) {
       fetch.reply().complete(answer(fetch, commitOffset));
     } else {
-      waiting.add(new Waiting(fetch, System.nanoTime() + fetch.waitMs() * 1_000_000L));
+      waiting.add(new Waiting(fetch, clock.nanoTime() + fetch.waitMs() * 1_000_000L));
     }
   }
 

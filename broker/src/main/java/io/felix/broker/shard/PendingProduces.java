@@ -6,6 +6,7 @@ import io.felix.protocol.client.Error;
 import io.felix.protocol.client.ErrorCode;
 import io.felix.protocol.client.ProduceResponse;
 import io.felix.protocol.client.Response;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Iterator;
 import java.util.List;
@@ -21,16 +22,19 @@ final class PendingProduces {
   private record Pending(long baseOffset, long endOffset, long deadlineNanos, CompletableFuture<Response> reply) {}
 
   private final long epoch;
+  private final ReplicaClock clock;
   private final ArrayDeque<Pending> quorum = new ArrayDeque<>();
   private final ArrayDeque<Pending> all = new ArrayDeque<>();
   private final ArrayDeque<Pending> leader = new ArrayDeque<>();
 
-  PendingProduces(long epoch) {
+  PendingProduces(long epoch, ReplicaClock clock) {
     this.epoch = epoch;
+    this.clock = clock;
   }
 
-  void add(Acks acks, long baseOffset, long endOffset, long deadlineNanos, CompletableFuture<Response> reply) {
-    queue(acks).add(new Pending(baseOffset, endOffset, deadlineNanos, reply));
+  /** Adds the appended batch {@code [baseOffset, endOffset)}: answered once {@code acks} is met or the timeout ends. */
+  void add(Acks acks, long baseOffset, long endOffset, Duration timeout, CompletableFuture<Response> reply) {
+    queue(acks).add(new Pending(baseOffset, endOffset, clock.nanoTime() + timeout.toNanos(), reply));
   }
 
   boolean isEmpty() {
@@ -47,7 +51,7 @@ final class PendingProduces {
     completeWhile(all, allStored);
   }
 
-  /** Fails every request past its deadline with {@code timeoutError}. */
+  /** Fails every request whose deadline is at or before {@code nowNanos} (same clock) with {@code timeoutError}. */
   void expire(long nowNanos, Error timeoutError) {
     for (ArrayDeque<Pending> q : List.of(quorum, all, leader)) {
       for (Iterator<Pending> it = q.iterator(); it.hasNext(); ) {

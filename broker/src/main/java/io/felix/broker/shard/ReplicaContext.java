@@ -23,13 +23,14 @@ final class ReplicaContext {
   final ActorContext<ShardReplica.Command> actor;
   final ConsumerReads reads;
   final BrokerMetrics metrics;
+  final ReplicaClock clock;
   /** No leader below this epoch may append here or replicate to here (FenceShard). */
   long fenceEpoch = -1;
   /** The highest commit offset (high watermark) this replica knows; only grows. */
   long commitOffset;
 
   ReplicaContext(ShardId id, int brokerId, ShardLog log, ReplicationTransport transport, ReplicationSettings settings,
-      ReplicaRegistry registry, ActorContext<ShardReplica.Command> actor) {
+      ReplicaRegistry registry, ActorContext<ShardReplica.Command> actor, ReplicaClock clock) {
     this.id = id;
     this.brokerId = brokerId;
     this.log = log;
@@ -37,7 +38,8 @@ final class ReplicaContext {
     this.settings = settings;
     this.registry = registry;
     this.actor = actor;
-    this.reads = new ConsumerReads(id, log);
+    this.clock = clock;
+    this.reads = new ConsumerReads(id, log, clock);
     this.metrics = BrokerMetrics.of(actor.getSystem());
   }
 

@@ -20,4 +20,13 @@ public record ReplicaStatus(
   public static ReplicaStatus notHosted(ShardId id, int brokerId) {
     return new ReplicaStatus(id, brokerId, false, ReplicaRole.NONE, -1, 0, 0, false);
   }
+
+  /**
+   * Orders replicas by what their logs hold, as failover chooses: a later last epoch first, then, with the same
+   * one, the longer log. Zero means the two hold the same.
+   */
+  public int compareLog(ReplicaStatus other) {
+    int byEpoch = Long.compare(lastEpoch, other.lastEpoch);
+    return byEpoch != 0 ? byEpoch : Long.compare(logEndOffset, other.logEndOffset);
+  }
 }

@@ -117,7 +117,7 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
   private void sendFetch() {
     outstanding = true;
     fetchId++;
-    sentAtNanos = System.nanoTime();
+    sentAtNanos = ctx.clock.nanoTime();
     ctx.send(assignment.leader(), ReplicationFrame.newBuilder().setFetch(fetch()).build());
   }
 
@@ -144,7 +144,7 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
         || r.getError() == FetchError.FETCH_NOT_LEADER || r.getError() == FetchError.FETCH_REPLICA_FAILED) {
       if (r.getFetchId() == fetchId) {
         outstanding = false;
-        nextFetchAtNanos = System.nanoTime() + RETRY_NANOS; // the leader is not there yet (or any more)
+        nextFetchAtNanos = ctx.clock.nanoTime() + RETRY_NANOS; // the leader is not there yet (or any more)
       }
       return this;
     }
@@ -165,7 +165,7 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
     } catch (RuntimeException e) {
       ctx.actor.getLog().warn("replica {}: batches from broker {} refused ({}); fetching again", ctx.id,
           arrived.fromBroker(), e.getMessage());
-      nextFetchAtNanos = System.nanoTime() + RETRY_NANOS;
+      nextFetchAtNanos = ctx.clock.nanoTime() + RETRY_NANOS;
       return this;
     }
     ctx.commitTo(r.getCommitOffset());
@@ -202,7 +202,7 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
   }
 
   private Behavior<ShardReplica.Command> onTick() {
-    long now = System.nanoTime();
+    long now = ctx.clock.nanoTime();
     if (canFetch()) {
       if (outstanding && now - sentAtNanos >= ctx.settings.fetchTimeout().toNanos()) {
         sendFetch(); // lost on the way, or its answer was: ask again

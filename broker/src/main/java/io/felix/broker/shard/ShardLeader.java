@@ -3,6 +3,7 @@ package io.felix.broker.shard;
 import com.google.protobuf.UnsafeByteOperations;
 import io.felix.broker.assignment.ShardAssignment;
 import io.felix.protocol.Errors;
+import io.felix.broker.log.EpochEnd;
 import io.felix.broker.log.InvalidBatchException;
 import io.felix.broker.log.LogRead;
 import io.felix.protocol.client.Error;
@@ -13,8 +14,7 @@ import io.felix.protocol.replication.ReplicaFetch;
 import io.felix.protocol.replication.ReplicaFetchResult;
 import io.felix.protocol.replication.ReplicationFrame;
 import java.nio.ByteBuffer;
-import java.util.HashMap;
-import java.util.Map;
+import java.time.Duration;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
@@ -27,11 +27,9 @@ import org.apache.pekko.actor.typed.javadsl.Receive;
  * {@link ShardFollower}); a fetch that finds nothing new is held until records arrive or fetch-max-wait passes.
  * Each fetch is also an ack: it carries the follower's stored offset.
  *
- * <p>Commit offset: the highest offset stored on a majority of the replica set (the leader's own stored offset
- * counts; learners never do), and only once that majority holds a record of this epoch. That second rule is
- * Raft's: counting replicas of an older epoch's records could commit records that a later leader, elected from
- * a different majority, overwrites. So a new leader whose log is not empty first appends an epoch marker (one
- * empty batch); consumers never see it.
+ * <p>Commit offset: {@link FollowerProgress#commitPoint}, the highest offset stored on a majority of the replica set
+ * once that majority holds a record of this epoch (Raft's rule). So a new leader whose log is not empty first
+ * appends an epoch marker (one empty batch) to have a record of its epoch to commit; consumers never see it.
  *
  * <p>Fencing: a fetch carrying a newer epoch, a FenceShard or a newer assignment stops appends at once; pending
  * producers then get TIMEOUT (outcome unknown). A fenced leader keeps serving fetches of its followers.
@@ -43,8 +41,6 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
   private final long epochStart;
   private final PendingProduces pending;
   private final FollowerProgress followers;
-  /** KIP-101 answers of this epoch: a leader's log below its end does not change. */
-  private final Map<Long, long[]> epochEnds = new HashMap<>();
   private long stored;
   private boolean fenced;
 
@@ -53,16 +49,17 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
     this.ctx = ctx;
     this.assignment = assignment;
     this.epoch = assignment.leaderEpoch();
-    this.pending = new PendingProduces(epoch);
+    this.pending = new PendingProduces(epoch, ctx.clock);
     long end = ctx.log.logEndOffset();
     if (end > 0 && ctx.log.lastEpoch() < epoch) {
-      long now = System.currentTimeMillis();
+      long now = ctx.clock.currentTimeMillis();
       this.epochStart = ctx.log.appendAsLeader(epoch, 1, now, now, ByteBuffer.allocate(0));
     } else {
       this.epochStart = end;
     }
     this.stored = ctx.log.storedOffset();
-    this.followers = new FollowerProgress(ctx, assignment);
+    this.followers = new FollowerProgress(ctx.brokerId, assignment, epochStart, ctx.settings, ctx.log::logEndOffset,
+        () -> ctx.commitOffset, this::inSyncChanged);
     awaitStored(ctx.log.logEndOffset());
     ctx.actor.getLog().info("replica {} leads at epoch {} from offset {} (replicas {}, learners {})", ctx.id, epoch,
         epochStart, assignment.replicas(), assignment.learners());
@@ -104,10 +101,10 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
 
   private Behavior<ShardReplica.Command> onProduce(ShardReplica.ClientProduce p) {
     ProduceRequest r = p.request();
-    long arrived = System.nanoTime();
+    long arrived = ctx.clock.nanoTime();
     p.reply().whenComplete((response, failure) -> ctx.metrics.produceAnswered(r.getAcks().name().toLowerCase(),
         failure == null && (!response.hasError() || response.getError().getCode() == ErrorCode.NONE),
-        java.time.Duration.ofNanos(System.nanoTime() - arrived)));
+        Duration.ofNanos(ctx.clock.nanoTime() - arrived)));
     if (fenced || ctx.fenceEpoch > epoch) {
       p.reply().complete(ShardReplica.notLeader(ctx.id, -1, ctx.registry));
       return this;
@@ -127,8 +124,8 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
     }
     long end = base + p.summary().count();
     ctx.metrics.recordAppended(ctx.id.stream(), p.summary().count(), r.getRecords().size());
-    long timeoutMs = r.getTimeoutMs() > 0 ? r.getTimeoutMs() : ctx.settings.produceTimeout().toMillis();
-    pending.add(r.getAcks(), base, end, System.nanoTime() + timeoutMs * 1_000_000L, p.reply());
+    Duration timeout = r.getTimeoutMs() > 0 ? Duration.ofMillis(r.getTimeoutMs()) : ctx.settings.produceTimeout();
+    pending.add(r.getAcks(), base, end, timeout, p.reply());
     awaitStored(end);
     releaseHeldFetches();
     return this;
@@ -151,54 +148,42 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
       ShardReplica.refuseFetch(ctx, f, epoch, FetchError.FETCH_EPOCH_MISMATCH);
       return this;
     }
-    FollowerProgress.Replica progress = followers.get(f.fromBroker());
-    if (progress == null) {
+    if (!followers.tracks(f.fromBroker())) {
       ShardReplica.refuseFetch(ctx, f, epoch, FetchError.FETCH_NOT_LEADER); // not in the replica set or learners
       return this;
     }
     long offset = fetch.getFetchOffset();
-    long[] agreed = epochEnd(fetch.getLastFetchedEpoch());
-    if (offset > ctx.log.logEndOffset() || agreed[0] != fetch.getLastFetchedEpoch() || offset > agreed[1]) {
+    EpochEnd agreed = ctx.log.epochEndFor(fetch.getLastFetchedEpoch());
+    if (offset > ctx.log.logEndOffset() || agreed.epoch() != fetch.getLastFetchedEpoch()
+        || offset > agreed.endOffset()) {
       if (fetch.getAckOnly()) {
         return this; // a diverged log's stored offset counts for nothing; its regular fetch gets the answer
       }
       ctx.send(f.fromBroker(), ReplicationFrame.newBuilder().setFetchResult(result(fetch)
-          .setError(FetchError.FETCH_DIVERGING).setDivergingEpoch(agreed[0]).setDivergingEndOffset(agreed[1])).build());
+          .setError(FetchError.FETCH_DIVERGING).setDivergingEpoch(agreed.epoch())
+          .setDivergingEndOffset(agreed.endOffset())).build());
       return this;
     }
-    long now = System.nanoTime();
-    progress.fetchOffset = offset;
+    long now = ctx.clock.nanoTime();
     ctx.metrics.replicationLag(ctx.id, f.fromBroker(), ctx.log.logEndOffset() - offset);
-    // Monotonic: an ack overtaken by a later one (across a reconnect) must not lower what is known stored.
-    progress.storedOffset = Math.max(progress.storedOffset, Math.min(fetch.getDurableOffset(), offset));
-    progress.lastFetchNanos = now;
-    followers.updateInSync(f.fromBroker(), progress, now, epoch);
+    followers.onFetch(f.fromBroker(), offset, fetch.getDurableOffset(), now);
     advanceCommit();
     if (fetch.getAckOnly()) {
       return this;
     }
     if (offset < ctx.log.logEndOffset()) {
-      progress.held = null;
+      followers.release(f.fromBroker());
       ship(f.fromBroker(), fetch);
     } else {
-      progress.held = fetch;
-      progress.heldSinceNanos = now;
+      followers.hold(f.fromBroker(), fetch, now);
     }
     return this;
   }
 
   private Behavior<ShardReplica.Command> onTick() {
-    long now = System.nanoTime();
-    long maxWait = ctx.settings.fetchMaxWait().toNanos();
-    for (Map.Entry<Integer, FollowerProgress.Replica> e : followers.all().entrySet()) {
-      FollowerProgress.Replica p = e.getValue();
-      if (p.held != null && now - p.heldSinceNanos >= maxWait) {
-        ReplicaFetch held = p.held;
-        p.held = null;
-        ship(e.getKey(), held);
-      }
-      followers.updateInSync(e.getKey(), p, now, epoch);
-    }
+    long now = ctx.clock.nanoTime();
+    followers.releaseHeldLongerThan(ctx.settings.fetchMaxWait().toNanos(), now).forEach(this::ship);
+    followers.onTick(now);
     if (!pending.isEmpty()) {
       pending.expire(now, timeoutError(now));
     }
@@ -255,43 +240,18 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
   }
 
   private void releaseHeldFetches() {
-    for (Map.Entry<Integer, FollowerProgress.Replica> e : followers.all().entrySet()) {
-      FollowerProgress.Replica p = e.getValue();
-      if (p.held != null) {
-        ReplicaFetch held = p.held;
-        p.held = null;
-        ship(e.getKey(), held);
-      }
-    }
+    followers.releaseAllHeld().forEach(this::ship);
   }
 
-  /**
-   * KIP-101 with KIP-279's refinement: the largest epoch of this log that is <= {@code epoch}, and where it ends
-   * here ({epoch, endOffset}); {-1, 0} when this log has no such epoch.
-   */
-  private long[] epochEnd(long followerEpoch) {
-    if (followerEpoch < 0) {
-      return new long[] {-1, 0};
+  private void inSyncChanged(int broker, boolean learner, boolean joined, long fetchOffset) {
+    if (!learner) {
+      ctx.actor.getLog().info("replica {}: broker {} {} the in-sync set at epoch {} (fetched up to {}, log end {})",
+          ctx.id, broker, joined ? "joined" : "left", epoch, fetchOffset, ctx.log.logEndOffset());
     }
-    if (followerEpoch >= ctx.log.lastEpoch()) {
-      return new long[] {ctx.log.lastEpoch(), ctx.log.logEndOffset()};
-    }
-    return epochEnds.computeIfAbsent(followerEpoch, e -> {
-      long end = ctx.log.endOffsetForEpoch(e);
-      if (end == 0) {
-        return new long[] {-1, 0};
-      }
-      // The batch just before `end` carries the largest epoch <= e.
-      long found = ctx.log.read(end - 1, 1).decoder().next().leaderEpoch();
-      return new long[] {found, end};
-    });
   }
 
   private void advanceCommit() {
-    long candidate = followers.majorityStored(stored);
-    if (candidate > epochStart) {
-      ctx.commitTo(candidate);
-    }
+    followers.commitPoint(stored).ifPresent(ctx::commitTo);
     if (!pending.isEmpty()) {
       pending.complete(ctx.commitOffset, stored, end -> end <= ctx.commitOffset && followers.inSyncStored(end));
     }

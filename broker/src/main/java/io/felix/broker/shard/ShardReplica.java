@@ -86,7 +86,8 @@ public final class ShardReplica {
             e.getMessage());
         return failed(id, brokerId, e.getMessage());
       }
-      ReplicaContext ctx = new ReplicaContext(id, brokerId, log, transport, settings, registry, actor);
+      ReplicaContext ctx = new ReplicaContext(id, brokerId, log, transport, settings, registry, actor,
+          ReplicaClock.SYSTEM);
       actor.getLog().info("replica {} on broker {} opened: log end {}, last epoch {}", id, brokerId,
           log.logEndOffset(), log.lastEpoch());
       return Behaviors.withTimers(timers -> {

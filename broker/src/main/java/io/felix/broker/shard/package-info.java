@@ -16,9 +16,13 @@
  *       append the leader's batches as they are, fetch again at once, and when the fsync completes send an
  *       ack-only fetch with its stored offset.
  *   <li>Leader: each fetch updates that follower's stored offset; the commit offset becomes the highest offset
- *       stored on a majority (of this epoch, see ShardLeader); producers whose batch lies below it are answered,
- *       parked consumer fetches ({@link io.felix.broker.shard.ConsumerReads}) are served.
+ *       stored on a majority (of this epoch, see {@link io.felix.broker.shard.FollowerProgress#commitPoint});
+ *       producers whose batch lies below it are answered, parked consumer fetches
+ *       ({@link io.felix.broker.shard.ConsumerReads}) are served.
  * </ol>
- * Artery carries only the control messages ({@link io.felix.broker.wire.ControlMessage}, protobuf).
+ * Replicas read time only through their {@link io.felix.broker.shard.ReplicaClock}, so each role can be tested alone
+ * with a clock the test moves.
+ *
+ * <p>Artery carries only the control messages ({@link io.felix.broker.wire.ControlMessage}, protobuf).
  */
 package io.felix.broker.shard;

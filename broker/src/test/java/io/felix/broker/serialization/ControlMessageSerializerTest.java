@@ -1,5 +1,9 @@
 package io.felix.broker.serialization;
 
+import io.felix.broker.control.MoveState;
+
+import io.felix.broker.control.PassTrigger;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -132,7 +136,7 @@ class ControlMessageSerializerTest {
         new ControlReply.Rejected(ControlReply.Refusal.INVALID, "shards: must be 1..10000, got 0"),
         new ControlReply.Rejected(ControlReply.Refusal.NOT_FOUND, "broker 9 is not known"),
         new ControlReply.Rejected(ControlReply.Refusal.CONFLICT, "stream 'orders' already exists"),
-        new ControlView(state, List.of(1, 2), new ControlView.LastPass(9_000, "timer",
+        new ControlView(state, List.of(1, 2), new ControlView.LastPass(9_000, PassTrigger.TIMER,
             List.of("MOVE clicks/7 3->2 (balance)"), List.of("orders/1")), "stream-aware", 1, 0, 3_000),
         new ControlView(ControlState.EMPTY, List.of(), ControlView.LastPass.NONE, "cluster-share", 2, 1, 500));
 
@@ -208,7 +212,7 @@ class ControlMessageSerializerTest {
     }
     assertEquals(3, state.brokers().size());
     assertEquals(1, state.moves().size());
-    assertEquals(List.of("completed", "aborted"), state.recentMoves().stream().map(m -> m.state()).toList());
+    assertEquals(List.of(MoveState.COMPLETED, MoveState.ABORTED), state.recentMoves().stream().map(m -> m.state()).toList());
     return state;
   }
 

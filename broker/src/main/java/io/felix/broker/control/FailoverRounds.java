@@ -1,0 +1,136 @@
+package io.felix.broker.control;
+
+import io.felix.broker.assignment.ShardAssignment;
+import io.felix.broker.assignment.ShardId;
+import io.felix.broker.control.ControlState.MoveRecord;
+import io.felix.broker.control.PlacementEvent.LeaderPromoted;
+import io.felix.broker.control.PlacementEvent.MoveAborted;
+import io.felix.broker.shard.ReplicaStatus;
+import io.felix.placement.Planner;
+import io.felix.placement.Step;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+
+/**
+ * Failover rounds, one per shard that needs a new leader: fence first, then choose, as Raft does. Every reachable
+ * replica is fenced at {@code epoch = max(leader epoch, fenced move's epoch) + 1}. Once a majority of the replica
+ * set has answered that fence (the lost leader counts as silent), no old leader can commit anything, and the
+ * answering replicas with the greatest (last epoch, log end) hold every committed record (any committed record
+ * is on a majority, which meets the answering majority). The library's promotion rule chooses among those.
+ *
+ * <p>It returns the events the answers justify and never changes decided state itself (the caller persists
+ * them). Which shards need a round is the caller's to say: a leader lost for the failover timeout or restarted
+ * ({@link BrokerLiveness}), a fenced move past its timeout ({@link MoveProgress}).
+ *
+ * <table>
+ *   <caption>The round of one shard</caption>
+ *   <tr><th>round</th><th>when</th><th>then</th></tr>
+ *   <tr><td>none</td><td>the shard needs a failover</td><td>start a round at the next epoch: fence every
+ *       reachable replica (a restarted or fenced leader too: its log may hold the most)</td></tr>
+ *   <tr><td>fencing at e</td><td>the next epoch is no longer e, or the replica timeout passed since the round
+ *       started</td><td>restart: drop the answers, fence again</td></tr>
+ *   <tr><td>fencing at e</td><td>fewer than a quorum answered the fence at e with a hosted, sound replica</td>
+ *       <td>wait</td></tr>
+ *   <tr><td>fencing at e</td><td>a quorum answered</td><td>{@link MoveAborted} at e if a move was in flight,
+ *       then {@link LeaderPromoted} at e of the replica the library's rule chooses; the round ends</td></tr>
+ *   <tr><td>fencing at e</td><td>a quorum answered but no answering replica may lead</td><td>warn; the round
+ *       restarts after the replica timeout</td></tr>
+ *   <tr><td>any</td><td>the shard no longer needs a failover (its leader is back)</td><td>the round is
+ *       dropped</td></tr>
+ * </table>
+ */
+final class FailoverRounds {
+
+  /** Answers to this round's fence only: one at another epoch, or from before the round, proves nothing. */
+  private record Round(long epoch, long startedAtMillis, Map<Integer, ReplicaStatus> fenced) {}
+
+  private final ControlSettings settings;
+  private final ReplicaProbe probe;
+  private final Clock clock;
+  private final Logger log;
+  private final Map<ShardId, Round> rounds = new HashMap<>();
+
+  FailoverRounds(ControlSettings settings, ReplicaProbe probe, Clock clock, Logger log) {
+    this.settings = settings;
+    this.probe = probe;
+    this.clock = clock;
+    this.log = log;
+  }
+
+  /** A replica's answer to a fence ({@code fenceEpoch} > 0) or describe (0); kept when it answers a round. */
+  void answered(ReplicaStatus status, long fenceEpoch) {
+    Round round = rounds.get(status.id());
+    if (round != null && round.epoch() == fenceEpoch) {
+      round.fenced().put(status.brokerId(), status);
+    }
+  }
+
+  /**
+   * @param due the shards that need a failover round; rounds of other shards are dropped
+   * @return the events the answers so far justify, in the order of the shards
+   */
+  List<PlacementEvent> progress(ControlState state, Set<Integer> available, Set<ShardId> due) {
+    rounds.keySet().retainAll(due);
+    List<PlacementEvent> events = new ArrayList<>();
+    for (ShardAssignment a : state.shards().values()) {
+      if (due.contains(a.id())) {
+        events.addAll(progress(state, a, available));
+      }
+    }
+    return events;
+  }
+
+  private List<PlacementEvent> progress(ControlState state, ShardAssignment a, Set<Integer> available) {
+    long now = clock.millis();
+    MoveRecord move = state.moves().get(a.id());
+    long epoch = Math.max(a.leaderEpoch(), move == null ? 0 : move.fenceEpoch()) + 1;
+    Round round = rounds.get(a.id());
+    if (round == null || round.epoch() != epoch || now - round.startedAtMillis() > settings.replicaTimeout().toMillis()) {
+      rounds.put(a.id(), new Round(epoch, now, new HashMap<>()));
+      for (int b : a.replicas()) {
+        if (available.contains(b)) {
+          probe.fence(b, a.id(), epoch);
+        }
+      }
+      return List.of();
+    }
+    List<ReplicaStatus> fenced = round.fenced().values().stream().filter(r -> r.hosted() && !r.failed()).toList();
+    if (fenced.size() < a.quorumSize()) {
+      return List.of();
+    }
+    ReplicaStatus best = fenced.stream().max(ReplicaStatus::compareLog).orElseThrow();
+    Set<Integer> inSync = fenced.stream().filter(r -> r.compareLog(best) == 0).map(ReplicaStatus::brokerId)
+        .collect(Collectors.toSet());
+    // The rule chooses in a layout where the shard is leaderless and its move undone: the rule never re-chooses
+    // the leader it replaces nor a move's destination (shown as leader), yet a restarted or fenced leader, or the
+    // destination, may be the only replica holding every committed record.
+    ControlState leaderless = (move == null ? state : state.apply(new MoveAborted(a.id(), epoch, "", now)))
+        .apply(new LeaderPromoted(a.id(), ShardAssignment.NO_LEADER, epoch, a.leader()));
+    Optional<Step> step = Planner.promote(PlacementSnapshots.of(leaderless, available, settings), a.id().stream(),
+        a.id().shard(), inSync);
+    if (step.isEmpty()) {
+      log.warn("Shard {} has no live replica among {} holding every committed record; it stays down", a.id(), inSync);
+      return List.of();
+    }
+    rounds.remove(a.id());
+    boolean leaderReachable = available.contains(a.leader());
+    List<PlacementEvent> events = new ArrayList<>();
+    if (move != null) {
+      events.add(new MoveAborted(a.id(), epoch, leaderReachable
+          ? "timed out after " + settings.moveTimeout().toMillis() + " ms, or leader " + a.leader() + " restarted"
+          : "leader " + a.leader() + " was lost", now));
+    }
+    events.add(new LeaderPromoted(a.id(), step.get().to(), epoch, a.leader()));
+    log.info("Shard {}: leader {} {}; {} of {} replicas fenced at epoch {}, broker {} promoted (log end {}, last epoch {})",
+        a.id(), a.leader(), leaderReachable ? "restarted or its fenced move timed out" : "lost",
+        fenced.size(), a.replicas().size(), epoch, step.get().to(), best.logEndOffset(), best.lastEpoch());
+    return events;
+  }
+}

@@ -1,0 +1,140 @@
+package io.felix.broker.control;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.felix.broker.assignment.ShardAssignment;
+import io.felix.broker.control.BrokerLiveness.BrokerMember;
+import io.felix.broker.control.BrokerLiveness.FailoverDone;
+import io.felix.broker.control.PlacementEvent.LeaderPromoted;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import org.apache.pekko.actor.Address;
+import org.apache.pekko.cluster.MemberStatus;
+import org.apache.pekko.cluster.UniqueAddress;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Which brokers the singleton counts on, from membership snapshots and a clock the test sets: a broker lost for
+ * the failover timeout, or restarted, has its led shards fail over; one reachable again is no longer lost.
+ */
+class BrokerLivenessTest {
+
+  private static final long FAILOVER_TIMEOUT = PlacementDecisionsTest.SETTINGS.failoverTimeout().toMillis();
+
+  private final ManualClock clock = new ManualClock(10_000);
+  private final BrokerLiveness liveness =
+      new BrokerLiveness(PlacementDecisionsTest.SETTINGS, clock, LoggerFactory.getLogger(BrokerLivenessTest.class));
+  /** Three brokers, one stream of three shards: each broker leads one. */
+  private final ControlState state = threeShardsOnThreeBrokers();
+
+  @Test
+  void aBrokerUnreachableForTheFailoverTimeoutHasTheShardsItLedFailOver() {
+    liveness.refresh(state, List.of(up(0, 1), up(1, 1), up(2, 1)));
+    assertEquals(Set.of(0, 1, 2), liveness.available());
+
+    liveness.refresh(state, List.of(up(0, 1), up(1, 1), unreachable(2, 1)));
+    assertEquals(Set.of(0, 1), liveness.available());
+    assertFalse(liveness.needsFailover(ledBy(2)), "just lost: the failover timeout has not passed");
+
+    clock.advance(FAILOVER_TIMEOUT - 1);
+    liveness.refresh(state, List.of(up(0, 1), up(1, 1), unreachable(2, 1)));
+    assertFalse(liveness.needsFailover(ledBy(2)));
+
+    clock.advance(1);
+    liveness.refresh(state, List.of(up(0, 1), up(1, 1), unreachable(2, 1)));
+    assertTrue(liveness.needsFailover(ledBy(2)));
+    assertFalse(liveness.needsFailover(ledBy(0)));
+    assertFalse(liveness.needsFailover(ledBy(1)));
+
+    // Once its shard has a new leader, the failover of broker 2 is reported done, once.
+    clock.advance(250);
+    ShardAssignment lost = ledBy(2);
+    ControlState promoted = state.apply(new LeaderPromoted(lost.id(), 0, lost.leaderEpoch() + 1, 2));
+    assertEquals(List.of(new FailoverDone(2, 1, FAILOVER_TIMEOUT + 250)), liveness.decided(promoted));
+    assertEquals(List.of(), liveness.decided(promoted));
+  }
+
+  @Test
+  void aBrokerAbsentFromTheFirstMembershipThisSingletonSeesWasDownedBeforeItAndFailsOverAtOnce() {
+    liveness.refresh(state, List.of(up(0, 1), unreachable(1, 1)));
+
+    assertEquals(Set.of(0), liveness.available());
+    assertTrue(liveness.needsFailover(ledBy(2)), "never seen: already lost for the whole failover timeout");
+    assertFalse(liveness.needsFailover(ledBy(1)), "a member, unreachable: lost from now on");
+    assertFalse(liveness.needsFailover(ledBy(0)), "first seen up: a first sighting is no restart");
+  }
+
+  @Test
+  void aNewIncarnationOfABrokerHasTheShardsItLedFailOverAtOnceUntilANewerEpochIsDecided() {
+    liveness.refresh(state, List.of(up(0, 1), up(1, 1), up(2, 1)));
+    clock.advance(500);
+    liveness.refresh(state, List.of(up(0, 2), up(1, 1), up(2, 1)));
+
+    ShardAssignment restarted = ledBy(0);
+    assertTrue(liveness.needsFailover(restarted), "its replica will not lead again at the epoch its log holds");
+    assertFalse(liveness.needsFailover(ledBy(1)));
+
+    // A failover round chose broker 0 again, at a newer epoch: nothing more to do.
+    ControlState promoted = state.apply(new LeaderPromoted(restarted.id(), 0, restarted.leaderEpoch() + 1, 0));
+    assertEquals(List.of(), liveness.decided(promoted), "a restarted broker was never lost");
+    assertFalse(liveness.needsFailover(promoted.shards().get(restarted.id())));
+  }
+
+  @Test
+  void aBrokerReachableAgainBeforeTheFailoverTimeoutIsNoLongerLost() {
+    liveness.refresh(state, List.of(up(0, 1), up(1, 1), up(2, 1)));
+    liveness.refresh(state, List.of(up(0, 1), up(1, 1), unreachable(2, 1)));
+    clock.advance(FAILOVER_TIMEOUT - 1);
+    liveness.refresh(state, List.of(up(0, 1), up(1, 1), up(2, 1)));
+    assertEquals(Set.of(0, 1, 2), liveness.available());
+
+    clock.advance(FAILOVER_TIMEOUT);
+    liveness.refresh(state, List.of(up(0, 1), up(1, 1), up(2, 1)));
+    assertFalse(liveness.needsFailover(ledBy(2)));
+    assertEquals(List.of(), liveness.decided(state), "no failover of broker 2 to report");
+
+    // Lost again later: the timeout counts from then, not from the first loss.
+    liveness.refresh(state, List.of(up(0, 1), up(1, 1), unreachable(2, 1)));
+    clock.advance(FAILOVER_TIMEOUT - 1);
+    liveness.refresh(state, List.of(up(0, 1), up(1, 1), unreachable(2, 1)));
+    assertFalse(liveness.needsFailover(ledBy(2)));
+  }
+
+  @Test
+  void onlyUpAndWeaklyUpMembersAreAvailable() {
+    liveness.refresh(state, List.of(up(0, 1), new BrokerMember(1, MemberStatus.weaklyUp(), true, incarnation(1, 1)),
+        new BrokerMember(2, MemberStatus.leaving(), true, incarnation(2, 1))));
+    assertEquals(Set.of(0, 1), liveness.available());
+  }
+
+  private ShardAssignment ledBy(int broker) {
+    return state.shards().values().stream().filter(a -> a.leader() == broker).findFirst().orElseThrow();
+  }
+
+  private static ControlState threeShardsOnThreeBrokers() {
+    ControlState brokers = PlacementDecisionsTest.threeBrokers();
+    ControlState state = PlacementDecisionsTest.replay(brokers, new PlacementDecisions(PlacementDecisionsTest.SETTINGS)
+        .createStream(brokers, Set.of(0, 1, 2), "s", 3, 3).events());
+    List<Integer> leaders = new ArrayList<>();
+    state.shards().values().forEach(a -> leaders.add(a.leader()));
+    assertEquals(Set.of(0, 1, 2), Set.copyOf(leaders), "each broker leads one shard: " + leaders);
+    return state;
+  }
+
+  private static BrokerMember up(int broker, long uid) {
+    return new BrokerMember(broker, MemberStatus.up(), true, incarnation(broker, uid));
+  }
+
+  private static BrokerMember unreachable(int broker, long uid) {
+    return new BrokerMember(broker, MemberStatus.up(), false, incarnation(broker, uid));
+  }
+
+  /** Broker {@code broker}'s process number {@code uid}: a restart keeps the address and gets a new uid. */
+  private static UniqueAddress incarnation(int broker, long uid) {
+    return new UniqueAddress(new Address("pekko", "felix", "127.0.0.1", 2551 + broker), uid);
+  }
+}

@@ -1,0 +1,145 @@
+package io.felix.broker.control;
+
+import static io.felix.broker.control.TestReplicas.holding;
+import static io.felix.broker.control.TestReplicas.notHosted;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.felix.broker.assignment.ShardAssignment;
+import io.felix.broker.assignment.ShardId;
+import io.felix.broker.control.PlacementEvent.LeaderPromoted;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Fence first, then choose: a failover round fences every reachable replica at epoch + 1 and promotes, once a
+ * majority answered that fence, a replica with the greatest (last epoch, log end) - never before a majority
+ * answered.
+ */
+class FailoverRoundsTest {
+
+  private static final ShardId SHARD = new ShardId("s", 0);
+  private static final long REPLICA_TIMEOUT = PlacementDecisionsTest.SETTINGS.replicaTimeout().toMillis();
+
+  private final ManualClock clock = new ManualClock(50_000);
+  private final RecordingProbe probe = new RecordingProbe();
+  private final FailoverRounds rounds = new FailoverRounds(PlacementDecisionsTest.SETTINGS, probe, clock,
+      LoggerFactory.getLogger(FailoverRoundsTest.class));
+  /** One shard on three brokers at epoch 1. */
+  private final ControlState state = oneShardOnThreeBrokers();
+  private final ShardAssignment shard = state.shards().get(SHARD);
+  private final int lost = shard.leader();
+  private final List<Integer> survivors = shard.replicas().stream().filter(b -> b != lost).toList();
+  private final Set<Integer> available = Set.copyOf(survivors);
+
+  @Test
+  void aRoundFencesEveryReachableReplicaAtTheNextEpoch() {
+    assertEquals(List.of(), rounds.progress(state, available, Set.of(SHARD)));
+    assertEquals(List.of("fence " + survivors.get(0) + " s/0 @2", "fence " + survivors.get(1) + " s/0 @2"),
+        probe.drain());
+
+    // The round is under way: no fence is sent twice before the replica timeout.
+    clock.advance(REPLICA_TIMEOUT);
+    assertEquals(List.of(), rounds.progress(state, available, Set.of(SHARD)));
+    assertEquals(List.of(), probe.drain());
+  }
+
+  @Test
+  void noPromotionBeforeAQuorumAnsweredTheFenceAtTheRoundsEpochThenTheReplicaHoldingMostIsPromoted() {
+    rounds.progress(state, available, Set.of(SHARD));
+
+    // One answer of three replicas is no majority; an answer to a fence at another epoch, or a replica that
+    // is not hosted, does not count.
+    rounds.answered(holding(SHARD, survivors.get(0), 1, 40), 2);
+    rounds.answered(holding(SHARD, survivors.get(1), 1, 45), 3);
+    clock.advance(10);
+    assertEquals(List.of(), rounds.progress(state, available, Set.of(SHARD)));
+    rounds.answered(notHosted(SHARD, survivors.get(1)), 2);
+    assertEquals(List.of(), rounds.progress(state, available, Set.of(SHARD)));
+
+    // The second survivor holds more of epoch 1: it holds every committed record and is promoted at epoch 2.
+    rounds.answered(holding(SHARD, survivors.get(1), 1, 45), 2);
+    clock.advance(10);
+    assertEquals(List.of(new LeaderPromoted(SHARD, survivors.get(1), 2, lost)),
+        rounds.progress(state, available, Set.of(SHARD)));
+  }
+
+  @Test
+  void aLaterLastEpochWinsOverALongerLog() {
+    rounds.progress(state, available, Set.of(SHARD));
+    // The longer log ends in a tail of epoch 0 that was never committed; the other holds epoch 1's records.
+    rounds.answered(holding(SHARD, survivors.get(0), 0, 90), 2);
+    rounds.answered(holding(SHARD, survivors.get(1), 1, 45), 2);
+
+    assertEquals(List.of(new LeaderPromoted(SHARD, survivors.get(1), 2, lost)),
+        rounds.progress(state, available, Set.of(SHARD)));
+  }
+
+  @Test
+  void anAnswerFromBeforeTheRoundIsIgnored() {
+    // A fence at epoch 2 answered before this round began (an earlier singleton's round, say) proves nothing now.
+    rounds.answered(holding(SHARD, survivors.get(0), 1, 40), 2);
+    rounds.progress(state, available, Set.of(SHARD));
+    rounds.answered(holding(SHARD, survivors.get(1), 1, 45), 2);
+    assertEquals(List.of(), rounds.progress(state, available, Set.of(SHARD)));
+
+    rounds.answered(holding(SHARD, survivors.get(0), 1, 40), 2);
+    assertEquals(List.of(new LeaderPromoted(SHARD, survivors.get(1), 2, lost)),
+        rounds.progress(state, available, Set.of(SHARD)));
+  }
+
+  @Test
+  void aRoundWithoutAQuorumRestartsAfterTheReplicaTimeoutDroppingItsAnswers() {
+    rounds.progress(state, available, Set.of(SHARD));
+    probe.drain();
+    rounds.answered(holding(SHARD, survivors.get(0), 1, 40), 2);
+
+    clock.advance(REPLICA_TIMEOUT + 1);
+    assertEquals(List.of(), rounds.progress(state, available, Set.of(SHARD)));
+    assertEquals(List.of("fence " + survivors.get(0) + " s/0 @2", "fence " + survivors.get(1) + " s/0 @2"),
+        probe.drain());
+
+    // The first round's answer is gone: one answer of the new round is no majority.
+    rounds.answered(holding(SHARD, survivors.get(1), 1, 45), 2);
+    assertEquals(List.of(), rounds.progress(state, available, Set.of(SHARD)));
+  }
+
+  @Test
+  void aShardNoLongerDueDropsItsRound() {
+    rounds.progress(state, available, Set.of(SHARD));
+    rounds.answered(holding(SHARD, survivors.get(0), 1, 40), 2);
+    // The leader came back before a majority answered: the round is dropped, nothing is decided.
+    assertEquals(List.of(), rounds.progress(state, Set.of(0, 1, 2), Set.of()));
+    rounds.answered(holding(SHARD, survivors.get(1), 1, 45), 2);
+    assertEquals(List.of(), rounds.progress(state, Set.of(0, 1, 2), Set.of()));
+    probe.drain();
+
+    // Due again: a new round, with fences sent anew.
+    assertEquals(List.of(), rounds.progress(state, available, Set.of(SHARD)));
+    assertEquals(2, probe.drain().size());
+  }
+
+  @Test
+  void aRestartedLeaderIsFencedWithTheOthersAndChosenAgainAtANewEpochWhenItHoldsMost() {
+    Set<Integer> all = Set.of(0, 1, 2);
+    int restarted = lost;
+    int other = survivors.get(0);
+
+    // Never lost for the failover timeout, but restarted: every replica is fenced at once.
+    assertEquals(List.of(), rounds.progress(state, all, Set.of(SHARD)));
+    assertEquals(shard.replicas().stream().map(b -> "fence " + b + " s/0 @2").toList(), probe.drain());
+
+    rounds.answered(holding(SHARD, restarted, 1, 50), 2);
+    rounds.answered(holding(SHARD, other, 1, 45), 2);
+    clock.advance(1);
+    assertEquals(List.of(new LeaderPromoted(SHARD, restarted, 2, restarted)),
+        rounds.progress(state, all, Set.of(SHARD)));
+  }
+
+  static ControlState oneShardOnThreeBrokers() {
+    ControlState brokers = PlacementDecisionsTest.threeBrokers();
+    return PlacementDecisionsTest.replay(brokers, new PlacementDecisions(PlacementDecisionsTest.SETTINGS)
+        .createStream(brokers, Set.of(0, 1, 2), "s", 1, 3).events());
+  }
+}

@@ -1,0 +1,164 @@
+package io.felix.broker.control;
+
+import static io.felix.broker.control.TestReplicas.holding;
+import static io.felix.broker.control.TestReplicas.notHosted;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.felix.broker.assignment.ShardAssignment;
+import io.felix.broker.assignment.ShardId;
+import io.felix.broker.control.PlacementEvent.LeaderPromoted;
+import io.felix.broker.control.PlacementEvent.MoveAborted;
+import io.felix.broker.control.PlacementEvent.MoveCompleted;
+import io.felix.broker.control.PlacementEvent.MoveFenced;
+import io.felix.broker.control.PlacementEvent.MoveStarted;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A move catches up, fences the leader, and cuts over only to a destination holding every record of the fenced
+ * leader; past its timeout an unfenced move is aborted and a fenced one is handed to a failover round.
+ */
+class MoveProgressTest {
+
+  private static final ShardId SHARD = new ShardId("s", 0);
+  private static final ControlSettings SETTINGS = PlacementDecisionsTest.SETTINGS;
+  private static final long MOVE_TIMEOUT = SETTINGS.moveTimeout().toMillis();
+  private static final long STARTED_AT = 1_000;
+  private static final Set<Integer> ALL = Set.of(0, 1, 2);
+
+  private final ManualClock clock = new ManualClock(STARTED_AT);
+  private final RecordingProbe probe = new RecordingProbe();
+  private final MoveProgress moves =
+      new MoveProgress(SETTINGS, probe, clock, LoggerFactory.getLogger(MoveProgressTest.class));
+
+  @Test
+  void theLeaderIsFencedOnceTheDestinationIsWithinTheCatchUpLag() {
+    ControlState state = stagedMove();
+    ShardAssignment a = state.shards().get(SHARD);
+    int to = state.moves().get(SHARD).to();
+
+    assertEquals(List.of(), moves.progress(state, ALL, Set.of()));
+    assertEquals(List.of("describe " + a.leader() + " s/0", "describe " + to + " s/0"), probe.drain());
+    // The answers are not back yet: no second round of questions within the probe interval.
+    clock.advance(SETTINGS.probeInterval().toMillis() - 1);
+    assertEquals(List.of(), moves.progress(state, ALL, Set.of()));
+    assertEquals(List.of(), probe.drain());
+
+    moves.answered(holding(SHARD, a.leader(), 1, 1_000), 0);
+    moves.answered(holding(SHARD, to, 1, 1_000 - SETTINGS.moveCatchUpLag() - 1), 0);
+    clock.advance(1);
+    assertEquals(List.of(), moves.progress(state, ALL, Set.of()), "one record more than the lag behind");
+    assertEquals(List.of("describe " + a.leader() + " s/0", "describe " + to + " s/0"), probe.drain());
+
+    moves.answered(holding(SHARD, to, 1, 1_000 - SETTINGS.moveCatchUpLag()), 0);
+    assertEquals(List.of(new MoveFenced(SHARD, 2)), moves.progress(state, ALL, Set.of()));
+  }
+
+  @Test
+  void aFencedMoveCutsOverOnlyToADestinationHoldingTheLeadersRecordsOfItsLastEpoch() {
+    ControlState state = PlacementDecisionsTest.replay(stagedMove(), List.of(new MoveFenced(SHARD, 2)));
+    ShardAssignment a = state.shards().get(SHARD);
+    int leader = a.leader();
+    int to = state.moves().get(SHARD).to();
+    clock.set(STARTED_AT + 1_000);
+
+    // Not answered yet: the leader is fenced again (its answer carries its log end), the destination described.
+    assertEquals(List.of(), moves.progress(state, ALL, Set.of()));
+    assertEquals(List.of("fence " + leader + " s/0 @2", "describe " + to + " s/0"), probe.drain());
+
+    // The leader answers the fence without its replica (restarted, or its actor stopped): log end 0 proves nothing.
+    moves.answered(notHosted(SHARD, leader), 2);
+    clock.advance(1);
+    moves.answered(holding(SHARD, to, 1, 90), 0);
+    clock.advance(1);
+    assertEquals(List.of(), moves.progress(state, ALL, Set.of()));
+
+    // A longer log whose last epoch differs from the fenced leader's is a diverged tail, not a copy.
+    moves.answered(holding(SHARD, leader, 1, 80), 2);
+    clock.advance(1);
+    moves.answered(holding(SHARD, to, 0, 95), 0);
+    clock.advance(1);
+    assertEquals(List.of(), moves.progress(state, ALL, Set.of()));
+
+    // The destination's answer from before the leader's last one may predate records the leader took since.
+    moves.answered(holding(SHARD, to, 1, 80), 0);
+    clock.advance(1);
+    moves.answered(holding(SHARD, leader, 1, 80), 2);
+    clock.advance(1);
+    assertEquals(List.of(), moves.progress(state, ALL, Set.of()));
+
+    // Both answered, but the leader is no longer reachable: no cut-over from a lost replica's word.
+    moves.answered(holding(SHARD, to, 1, 80), 0);
+    clock.advance(1);
+    assertEquals(List.of(), moves.progress(state, Set.of(to), Set.of()));
+
+    // The same last epoch and at least the leader's log end: every record is there, so the move completes.
+    ShardAssignment after = PlacementSnapshots.finished(a, state.moves().get(SHARD), 2);
+    assertEquals(List.of(new MoveCompleted(SHARD, after.replicas(), to, 2, clock.millis())),
+        moves.progress(state, ALL, Set.of()));
+  }
+
+  @Test
+  void anUnfencedMovePastItsTimeoutIsAbortedAndTheLeaderKeepsLeadingAtItsEpoch() {
+    ControlState state = stagedMove();
+    ShardAssignment before = state.shards().get(SHARD);
+
+    clock.set(STARTED_AT + MOVE_TIMEOUT);
+    moves.progress(state, ALL, Set.of());
+    probe.drain();
+    clock.advance(1);
+    List<PlacementEvent> events = moves.progress(state, ALL, Set.of());
+
+    assertEquals(List.of(new MoveAborted(SHARD, 1, "timed out after " + MOVE_TIMEOUT + " ms", clock.millis())),
+        events);
+    assertEquals(List.of(), probe.drain());
+    ControlState after = PlacementDecisionsTest.replay(state, events);
+    assertEquals(before, after.shards().get(SHARD));
+    assertEquals(MoveState.ABORTED, after.recentMoves().get(0).state());
+  }
+
+  @Test
+  void aFencedMovePastItsTimeoutIsHandedToFailoverWhichChoosesTheReplicaHoldingMost() {
+    ControlState state = FailoverRoundsTest.oneShardOnThreeBrokers();
+    ShardAssignment a = state.shards().get(SHARD);
+    int from = a.leader();
+    int to = a.replicas().stream().filter(b -> b != from).findFirst().orElseThrow();
+    state = PlacementDecisionsTest.replay(state, List.of(new MoveStarted(1, SHARD, from, to, false, "test", STARTED_AT),
+        new MoveFenced(SHARD, 2)));
+
+    clock.set(STARTED_AT + MOVE_TIMEOUT);
+    assertEquals(Set.of(), moves.handedToFailover(state));
+    clock.advance(1);
+    assertEquals(Set.of(SHARD), moves.handedToFailover(state));
+    assertEquals(List.of(), moves.progress(state, ALL, Set.of()), "the failover round ends it, not the move");
+    assertEquals(List.of(), probe.drain());
+
+    // Every replica, the fenced leader too, is fenced at the next epoch.
+    FailoverRounds failovers = new FailoverRounds(SETTINGS, probe, clock, LoggerFactory.getLogger(MoveProgressTest.class));
+    assertEquals(List.of(), failovers.progress(state, ALL, moves.handedToFailover(state)));
+    assertEquals(a.replicas().stream().map(b -> "fence " + b + " s/0 @3").toList(), probe.drain());
+
+    // The destination holds more than the fenced leader (which lost unflushed records): it is chosen.
+    failovers.answered(holding(SHARD, from, 1, 40), 3);
+    failovers.answered(holding(SHARD, to, 1, 45), 3);
+    assertEquals(List.of(
+            new MoveAborted(SHARD, 3, "timed out after " + MOVE_TIMEOUT + " ms, or leader " + from + " restarted",
+                clock.millis()),
+            new LeaderPromoted(SHARD, to, 3, from)),
+        failovers.progress(state, ALL, moves.handedToFailover(state)));
+  }
+
+  /** A two-replica shard on three brokers, moving its leader to the third broker (a staged copy) at STARTED_AT. */
+  private static ControlState stagedMove() {
+    ControlState brokers = PlacementDecisionsTest.threeBrokers();
+    ControlState state = PlacementDecisionsTest.replay(brokers, new PlacementDecisions(SETTINGS)
+        .createStream(brokers, ALL, "s", 1, 2).events());
+    ShardAssignment a = state.shards().get(SHARD);
+    int outsider = ALL.stream().filter(b -> !a.replicas().contains(b)).findFirst().orElseThrow();
+    PlacementDecisions.Decision move = new PlacementDecisions(SETTINGS).startMove(state, ALL, "s", 0, outsider,
+        STARTED_AT);
+    return PlacementDecisionsTest.replay(state, move.events());
+  }
+}

@@ -1,0 +1,156 @@
+package io.felix.broker.shard;
+
+import com.google.protobuf.ByteString;
+import com.typesafe.config.ConfigFactory;
+import io.felix.broker.assignment.ShardAssignment;
+import io.felix.broker.assignment.ShardId;
+import io.felix.broker.log.FlushScheduler;
+import io.felix.broker.log.LogSettings;
+import io.felix.broker.log.ShardLog;
+import io.felix.broker.transport.ReplicationSettings;
+import io.felix.protocol.client.Acks;
+import io.felix.protocol.client.ProduceRequest;
+import io.felix.protocol.client.Record;
+import io.felix.protocol.client.RecordList;
+import io.felix.protocol.client.Response;
+import io.felix.protocol.replication.ReplicaFetch;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+
+/**
+ * One replica actor under test: a real {@link ShardLog} in a temporary directory, a {@link ManualClock}, a
+ * {@link RecordingTransport} and no tick timer (tests send {@link ShardReplica.Tick} themselves), so everything the
+ * replica does follows from the messages a test sends.
+ */
+final class ReplicaFixture implements AutoCloseable {
+  static final ShardId SHARD = new ShardId("orders", 0);
+  static final Duration ISR_MAX_LAG_TIME = Duration.ofSeconds(10);
+  static final long ISR_MAX_LAG_RECORDS = 100;
+  static final ReplicationSettings SETTINGS = new ReplicationSettings(1 << 20, Duration.ofMillis(500),
+      Duration.ofSeconds(2), ISR_MAX_LAG_RECORDS, ISR_MAX_LAG_TIME, Duration.ofSeconds(30), Duration.ofMillis(100),
+      Duration.ofSeconds(1), 1000, (1 << 20) + 4096);
+
+  /** How long a test waits for a replica's asynchronous steps (a loaded build machine can be slow). */
+  static final Duration PATIENCE = Duration.ofSeconds(10);
+
+  final ManualClock clock = new ManualClock();
+  final RecordingTransport transport = new RecordingTransport();
+  final ShardLog log;
+  private final ActorTestKit kit;
+  private final int brokerId;
+  private final FlushScheduler flusher;
+  private final List<ShardLog> otherLogs = new ArrayList<>();
+  private ActorRef<ShardReplica.Command> replica;
+
+  /** A test kit whose probes and awaitAssert wait {@link #PATIENCE}. */
+  static ActorTestKit testKit(String name) {
+    return ActorTestKit.create(name, ConfigFactory.parseString(
+        "pekko.actor.testkit.typed.single-expect-default = " + PATIENCE.toSeconds() + "s"));
+  }
+
+  ReplicaFixture(ActorTestKit kit, Path dir, int brokerId) throws IOException {
+    this.kit = kit;
+    this.brokerId = brokerId;
+    this.flusher = FlushScheduler.start(LogSettings.defaults(), "test-flusher-" + brokerId);
+    this.log = ShardLog.open(dir.resolve("replica-" + brokerId), LogSettings.defaults(), flusher);
+  }
+
+  /** Another log (e.g. the leader's, for a follower under test), closed with the fixture. */
+  ShardLog openOtherLog(Path dir) throws IOException {
+    ShardLog other = ShardLog.open(dir, LogSettings.defaults(), flusher);
+    otherLogs.add(other);
+    return other;
+  }
+
+  ActorRef<ShardReplica.Command> startLeader(ShardAssignment a) {
+    return start(ctx -> ShardLeader.create(ctx, a));
+  }
+
+  ActorRef<ShardReplica.Command> startFollower(ShardAssignment a) {
+    return start(ctx -> ShardFollower.create(ctx, a));
+  }
+
+  private ActorRef<ShardReplica.Command> start(Function<ReplicaContext, Behavior<ShardReplica.Command>> role) {
+    ReplicaRegistry registry = new ReplicaRegistry(brokerId);
+    replica = kit.spawn(Behaviors.setup(actor -> role.apply(
+        new ReplicaContext(SHARD, brokerId, log, transport, SETTINGS, registry, actor, clock))));
+    return replica;
+  }
+
+  /** The replica's status; also a barrier: every message sent before it has been handled. */
+  ReplicaStatus describe() {
+    TestProbe<ReplicaStatus> probe = kit.createTestProbe();
+    replica.tell(new ShardReplica.Describe(probe.getRef()));
+    return probe.receiveMessage();
+  }
+
+  void tell(ShardReplica.Command command) {
+    replica.tell(command);
+  }
+
+  /** Produces one batch of {@code records} records with {@code acks}; the future is the answer. */
+  CompletableFuture<Response> produce(Acks acks, int records) {
+    long timestamp = clock.currentTimeMillis();
+    RecordList.Builder list = RecordList.newBuilder();
+    for (int i = 0; i < records; i++) {
+      list.addRecords(Record.newBuilder().setValue(ByteString.copyFromUtf8("value-" + i)).setTimestampMs(timestamp));
+    }
+    ProduceRequest request = ProduceRequest.newBuilder().setStream(SHARD.stream()).setShard(SHARD.shard())
+        .setRecords(list.build().toByteString()).setAcks(acks).build();
+    CompletableFuture<Response> reply = new CompletableFuture<>();
+    replica.tell(new ShardReplica.ClientProduce(request, new RecordListSummary(records, timestamp, timestamp), reply));
+    return reply;
+  }
+
+  /** A follower's fetch as {@link ShardFollower} builds it. */
+  static ReplicaFetch.Builder fetch(int follower, long leaderEpoch, long fetchOffset, long lastFetchedEpoch,
+      long storedOffset) {
+    return ReplicaFetch.newBuilder().setShard(ShardRefs.toRef(SHARD)).setLeaderEpoch(leaderEpoch)
+        .setFollowerId(follower).setFetchOffset(fetchOffset).setLastFetchedEpoch(lastFetchedEpoch)
+        .setDurableOffset(storedOffset).setMaxBytes(1 << 20).setFetchId(1);
+  }
+
+  void followerFetch(ReplicaFetch.Builder fetch) {
+    replica.tell(new ShardReplica.FollowerFetch(fetch.getFollowerId(), fetch.build()));
+  }
+
+  /** Appends {@code batches} batches of 3 records at {@code epoch} to a log the test still owns. */
+  static void append(ShardLog log, long epoch, int batches) {
+    for (int i = 0; i < batches; i++) {
+      log.appendAsLeader(epoch, 3, 1000 + i, 1000 + i, ByteBuffer.wrap(new byte[] {(byte) epoch, (byte) i}));
+    }
+  }
+
+  /** The batches of {@code log} from {@code offset} on, as a leader ships them. */
+  static ByteString batchesFrom(ShardLog log, long offset) {
+    return ByteString.copyFrom(log.read(offset, 1 << 20).batches());
+  }
+
+  static Response await(CompletableFuture<Response> reply) throws Exception {
+    return reply.get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  @Override
+  public void close() throws IOException {
+    if (replica != null) {
+      kit.stop(replica); // its PostStop closes the log
+    }
+    log.close();
+    for (ShardLog other : otherLogs) {
+      other.close();
+    }
+    flusher.close();
+  }
+}

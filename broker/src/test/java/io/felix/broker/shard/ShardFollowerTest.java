@@ -1,0 +1,165 @@
+package io.felix.broker.shard;
+
+import static io.felix.broker.shard.ReplicaFixture.SHARD;
+import static io.felix.broker.shard.ReplicaFixture.append;
+import static io.felix.broker.shard.ReplicaFixture.batchesFrom;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+import io.felix.broker.assignment.ShardAssignment;
+import io.felix.broker.log.EpochEnd;
+import io.felix.broker.log.EpochStart;
+import io.felix.broker.log.ShardLog;
+import io.felix.protocol.replication.FetchError;
+import io.felix.protocol.replication.ReplicaFetch;
+import io.felix.protocol.replication.ReplicaFetchResult;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The follower role alone (broker 2 following broker 1): divergence and truncation as KIP-101 with KIP-279. The
+ * leader's answers are built from a second real log, the way {@link ShardLeader} builds them.
+ */
+class ShardFollowerTest {
+  static final ActorTestKit kit = ReplicaFixture.testKit("ShardFollowerTest");
+  static final int LEADER = 1;
+  static final int FOLLOWER = 2;
+
+  @TempDir
+  Path tmp;
+  ReplicaFixture replica;
+  ShardLog leaderLog;
+
+  @BeforeEach
+  void open() throws Exception {
+    replica = new ReplicaFixture(kit, tmp, FOLLOWER);
+    leaderLog = replica.openOtherLog(tmp.resolve("leader"));
+  }
+
+  @AfterEach
+  void close() throws Exception {
+    replica.close();
+  }
+
+  @AfterAll
+  static void stopKit() {
+    kit.shutdownTestKit();
+  }
+
+  static ShardAssignment following(long epoch) {
+    return new ShardAssignment(SHARD, List.of(LEADER, FOLLOWER, 3), List.of(), LEADER, epoch);
+  }
+
+  @Test
+  void aLongerTailOfAnOlderEpochIsTruncatedToWhereThatEpochEndsOnTheLeaderThenReplaced() {
+    append(replica.log, 1, 2); // [0, 6) at epoch 1
+    append(replica.log, 2, 2); // [6, 12) at epoch 2: the old leader's uncommitted tail
+    append(leaderLog, 1, 2); // [0, 6) at epoch 1
+    append(leaderLog, 2, 1); // [6, 9) at epoch 2: the same first batch
+    append(leaderLog, 4, 1); // [9, 12) at epoch 4
+
+    replica.startFollower(following(4));
+    ReplicaFetch first = replica.transport.nextFetch(LEADER);
+    assertEquals(12, first.getFetchOffset());
+    assertEquals(2, first.getLastFetchedEpoch());
+    assertEquals(4, first.getLeaderEpoch());
+
+    ReplicaFetchResult diverging = divergingAnswer(first);
+    assertEquals(new EpochEnd(2, 9), leaderLog.epochEndFor(2));
+    replica.tell(new ShardReplica.FetchResultArrived(LEADER, diverging));
+    ReplicaFetch afterTruncation = replica.transport.nextFetch(LEADER);
+    assertEquals(9, afterTruncation.getFetchOffset());
+    assertEquals(2, afterTruncation.getLastFetchedEpoch());
+    assertEquals(9, replica.log.logEndOffset());
+    assertEquals(List.of(new EpochStart(1, 0), new EpochStart(2, 6)), replica.log.epochStarts());
+
+    // The same answer again (resent, reordered) is for a log end this log no longer has: ignored.
+    replica.tell(new ShardReplica.FetchResultArrived(LEADER, diverging));
+    assertEquals(9, replica.describe().logEndOffset());
+    assertEquals(List.of(), replica.transport.drain());
+
+    replica.tell(new ShardReplica.FetchResultArrived(LEADER, batchesAnswer(afterTruncation, 9)));
+    ReplicaFetch next = replica.transport.nextFetch(LEADER);
+    assertEquals(12, next.getFetchOffset());
+    assertEquals(4, next.getLastFetchedEpoch());
+    assertFalse(next.getAckOnly());
+    assertEquals(List.of(new EpochStart(1, 0), new EpochStart(2, 6), new EpochStart(4, 9)),
+        replica.log.epochStarts());
+    assertEquals(batchesFrom(leaderLog, 0), batchesFrom(replica.log, 0));
+    assertEquals(9, replica.describe().commitOffset());
+  }
+
+  @Test
+  void anEpochTheLeaderNeverHadIsTruncatedToWhereBothLastAgree() {
+    append(replica.log, 1, 1); // [0, 3) at epoch 1
+    append(replica.log, 2, 2); // [3, 9) at epoch 2, which the leader never had
+    append(leaderLog, 1, 2); // [0, 6) at epoch 1
+    append(leaderLog, 3, 1); // [6, 9) at epoch 3
+
+    replica.startFollower(following(3));
+    ReplicaFetch first = replica.transport.nextFetch(LEADER);
+    assertEquals(9, first.getFetchOffset());
+    assertEquals(2, first.getLastFetchedEpoch());
+
+    // KIP-279: the leader names its largest epoch at most 2 (epoch 1, ending at 6); this log's epoch 1 ends at 3,
+    // so only [0, 3) is known to agree (KIP-101's end offset alone, 6, would keep [3, 6) of epoch 2).
+    assertEquals(new EpochEnd(1, 6), leaderLog.epochEndFor(2));
+    replica.tell(new ShardReplica.FetchResultArrived(LEADER, divergingAnswer(first)));
+    ReplicaFetch afterTruncation = replica.transport.nextFetch(LEADER);
+    assertEquals(3, afterTruncation.getFetchOffset());
+    assertEquals(1, afterTruncation.getLastFetchedEpoch());
+    assertEquals(List.of(new EpochStart(1, 0)), replica.log.epochStarts());
+
+    replica.tell(new ShardReplica.FetchResultArrived(LEADER, batchesAnswer(afterTruncation, 0)));
+    ReplicaFetch next = replica.transport.nextFetch(LEADER);
+    assertEquals(9, next.getFetchOffset());
+    assertEquals(3, next.getLastFetchedEpoch());
+    assertEquals(List.of(new EpochStart(1, 0), new EpochStart(3, 6)), replica.log.epochStarts());
+    assertEquals(batchesFrom(leaderLog, 0), batchesFrom(replica.log, 0));
+  }
+
+  @Test
+  void aFetchLeftUnansweredIsSentAgainOnceTheFetchTimeoutPasses() {
+    replica.startFollower(following(3));
+    ReplicaFetch first = replica.transport.nextFetch(LEADER);
+    assertEquals(0, first.getFetchOffset());
+    assertEquals(-1, first.getLastFetchedEpoch());
+
+    replica.clock.advance(ReplicaFixture.SETTINGS.fetchTimeout().minusNanos(1));
+    replica.tell(ShardReplica.Tick.INSTANCE);
+    replica.describe();
+    assertEquals(List.of(), replica.transport.drain());
+
+    replica.clock.advance(Duration.ofNanos(1));
+    replica.tell(ShardReplica.Tick.INSTANCE);
+    ReplicaFetch resent = replica.transport.nextFetch(LEADER);
+    assertEquals(0, resent.getFetchOffset());
+    assertEquals(first.getFetchId() + 1, resent.getFetchId());
+  }
+
+  /** The leader's FETCH_DIVERGING answer: where the fetch's last epoch ends in the leader's log. */
+  private ReplicaFetchResult divergingAnswer(ReplicaFetch fetch) {
+    EpochEnd agreed = leaderLog.epochEndFor(fetch.getLastFetchedEpoch());
+    return answer(fetch).setError(FetchError.FETCH_DIVERGING).setDivergingEpoch(agreed.epoch())
+        .setDivergingEndOffset(agreed.endOffset()).build();
+  }
+
+  /** The leader's batches after the fetch offset, with {@code commitOffset}. */
+  private ReplicaFetchResult batchesAnswer(ReplicaFetch fetch, long commitOffset) {
+    return answer(fetch).setBatches(batchesFrom(leaderLog, fetch.getFetchOffset())).setCommitOffset(commitOffset)
+        .build();
+  }
+
+  private ReplicaFetchResult.Builder answer(ReplicaFetch fetch) {
+    return ReplicaFetchResult.newBuilder().setShard(fetch.getShard()).setLeaderEpoch(fetch.getLeaderEpoch())
+        .setFetchId(fetch.getFetchId()).setFetchOffset(fetch.getFetchOffset())
+        .setLeaderLogEndOffset(leaderLog.logEndOffset());
+  }
+}

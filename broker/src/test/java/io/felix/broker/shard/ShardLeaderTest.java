@@ -1,0 +1,271 @@
+package io.felix.broker.shard;
+
+import static io.felix.broker.shard.ReplicaFixture.SHARD;
+import static io.felix.broker.shard.ReplicaFixture.append;
+import static io.felix.broker.shard.ReplicaFixture.await;
+import static io.felix.broker.shard.ReplicaFixture.batchesFrom;
+import static io.felix.broker.shard.ReplicaFixture.fetch;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.felix.broker.assignment.ShardAssignment;
+import io.felix.broker.log.BatchDecoder;
+import io.felix.broker.log.EpochStart;
+import io.felix.broker.log.LogBatch;
+import io.felix.protocol.client.Acks;
+import io.felix.protocol.client.ErrorCode;
+import io.felix.protocol.client.Response;
+import io.felix.protocol.replication.FetchError;
+import io.felix.protocol.replication.ReplicaFetchResult;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The leader role alone: broker 1 leads, brokers 2 and 3 follow; their fetches are written by the tests. */
+class ShardLeaderTest {
+  static final ActorTestKit kit = ReplicaFixture.testKit("ShardLeaderTest");
+  static final int LEADER = 1;
+  static final int F2 = 2;
+  static final int F3 = 3;
+
+  @TempDir
+  Path tmp;
+  ReplicaFixture replica;
+
+  @BeforeEach
+  void open() throws Exception {
+    replica = new ReplicaFixture(kit, tmp, LEADER);
+  }
+
+  @AfterEach
+  void close() throws Exception {
+    replica.close();
+  }
+
+  @AfterAll
+  static void stopKit() {
+    kit.shutdownTestKit();
+  }
+
+  static ShardAssignment leading(long epoch) {
+    return new ShardAssignment(SHARD, List.of(LEADER, F2, F3), List.of(), LEADER, epoch);
+  }
+
+  @Test
+  void aNewLeaderOverANonEmptyLogWritesExactlyOneEmptyEpochMarker() {
+    append(replica.log, 1, 2); // [0, 6) at epoch 1
+
+    replica.startLeader(leading(2));
+    ReplicaStatus status = replica.describe();
+
+    assertEquals(7, status.logEndOffset());
+    assertEquals(2, status.lastEpoch());
+    assertEquals(List.of(new EpochStart(1, 0), new EpochStart(2, 6)), replica.log.epochStarts());
+    BatchDecoder after = replica.log.read(6, 1 << 20).decoder();
+    LogBatch marker = after.next();
+    assertEquals(6, marker.baseOffset());
+    assertEquals(1, marker.recordCount());
+    assertEquals(2, marker.leaderEpoch());
+    assertEquals(0, marker.payloadLength());
+    assertFalse(after.hasNext());
+  }
+
+  @Test
+  void aNewLeaderOverAnEmptyLogWritesNoMarker() {
+    replica.startLeader(leading(2));
+
+    assertEquals(0, replica.describe().logEndOffset());
+    assertEquals(List.of(), replica.log.epochStarts());
+  }
+
+  @Test
+  void commitAdvancesOnlyOnceAMajorityStoresARecordOfTheCurrentEpoch() {
+    append(replica.log, 1, 2); // [0, 6) at epoch 1; the marker of epoch 2 goes to 6
+    replica.startLeader(leading(2));
+
+    // Every replica stores all of epoch 1: a majority of [0, 6), but none has a record of epoch 2.
+    replica.followerFetch(fetch(F2, 2, 6, 1, 6));
+    replica.followerFetch(fetch(F3, 2, 6, 1, 6));
+    assertEquals(0, replica.describe().commitOffset());
+
+    // One follower stores the marker: with the leader that is a majority at epoch 2, committing everything.
+    replica.followerFetch(fetch(F2, 2, 7, 2, 7));
+    kit.createTestProbe().awaitAssert(() -> {
+      assertEquals(7, replica.describe().commitOffset());
+      return null;
+    });
+  }
+
+  @Test
+  void aFetchAtAnOlderEpochIsRefusedAndOneAtANewerEpochFencesTheLeader() throws Exception {
+    replica.startLeader(leading(2));
+
+    replica.followerFetch(fetch(F2, 1, 0, -1, 0));
+    ReplicaFetchResult stale = replica.transport.nextFetchResult(F2);
+    assertEquals(FetchError.FETCH_EPOCH_MISMATCH, stale.getError());
+    assertEquals(2, stale.getLeaderEpoch());
+    Response appended = await(replica.produce(Acks.LEADER, 1));
+    assertEquals(0, appended.getProduce().getBaseOffset());
+    assertEquals(2, appended.getProduce().getLeaderEpoch());
+
+    replica.followerFetch(fetch(F3, 3, 0, -1, 0));
+    ReplicaFetchResult newer = replica.transport.nextFetchResult(F3);
+    assertEquals(FetchError.FETCH_EPOCH_MISMATCH, newer.getError());
+    assertEquals(2, newer.getLeaderEpoch());
+    assertEquals(ReplicaRole.FENCED, replica.describe().role());
+    Response refused = await(replica.produce(Acks.LEADER, 1));
+    assertEquals(ErrorCode.NOT_LEADER, refused.getError().getCode());
+    assertTrue(refused.getError().getNotAppended());
+    assertEquals(1, replica.log.logEndOffset());
+  }
+
+  @Test
+  void aFetchFromABrokerOutsideTheReplicaSetIsRefused() {
+    replica.startLeader(leading(2));
+
+    replica.followerFetch(fetch(9, 2, 0, -1, 0));
+
+    assertEquals(FetchError.FETCH_NOT_LEADER, replica.transport.nextFetchResult(9).getError());
+  }
+
+  @Test
+  void eachAcksLevelIsAnsweredWhenItsConditionIsMet() throws Exception {
+    replica.startLeader(leading(0));
+    replica.followerFetch(fetch(F2, 0, 0, -1, 0)); // both join the in-sync set; their fetches are held
+    replica.followerFetch(fetch(F3, 0, 0, -1, 0));
+
+    CompletableFuture<Response> quorum = replica.produce(Acks.QUORUM, 1); // [0, 1)
+    CompletableFuture<Response> all = replica.produce(Acks.ALL, 1); // [1, 2)
+    CompletableFuture<Response> leader = replica.produce(Acks.LEADER, 1); // [2, 3)
+
+    // leader: once the leader's own log has stored the batch, whatever the followers hold.
+    assertProduced(2, await(leader));
+    replica.describe();
+    assertFalse(quorum.isDone());
+    assertFalse(all.isDone());
+
+    // quorum: once committed (the leader and one of two followers).
+    replica.followerFetch(fetch(F2, 0, 3, 0, 3));
+    assertProduced(0, await(quorum));
+    assertEquals(3, replica.describe().commitOffset());
+    assertFalse(all.isDone());
+
+    // all: once every in-sync follower has stored it too.
+    replica.followerFetch(fetch(F3, 0, 3, 0, 3));
+    assertProduced(1, await(all));
+  }
+
+  @Test
+  void theInSyncSetShrinksWhenAFollowerStopsFetchingAndGrowsBackWhenItCatchesUp() throws Exception {
+    replica.startLeader(leading(0));
+    replica.followerFetch(fetch(F2, 0, 0, -1, 0));
+    replica.followerFetch(fetch(F3, 0, 0, -1, 0));
+
+    CompletableFuture<Response> first = replica.produce(Acks.ALL, 1); // [0, 1)
+    replica.followerFetch(fetch(F2, 0, 1, 0, 1));
+    replica.describe();
+    assertFalse(first.isDone()); // broker 3 is in sync and has not stored it
+
+    // Broker 3 fetches nothing for longer than the lag bound; broker 2 keeps fetching.
+    replica.clock.advance(ReplicaFixture.ISR_MAX_LAG_TIME.plusSeconds(1));
+    replica.followerFetch(fetch(F2, 0, 1, 0, 1));
+    replica.tell(ShardReplica.Tick.INSTANCE);
+    replica.followerFetch(fetch(F2, 0, 1, 0, 1).setAckOnly(true));
+    assertProduced(0, await(first)); // all = the in-sync replicas, now the leader and broker 2
+
+    // Broker 3 fetches from the commit offset again: back in the set, so the next batch waits for it.
+    replica.followerFetch(fetch(F3, 0, 1, 0, 1));
+    CompletableFuture<Response> second = replica.produce(Acks.ALL, 1); // [1, 2)
+    replica.followerFetch(fetch(F2, 0, 2, 0, 2));
+    assertEquals(2, awaitCommit(2));
+    assertFalse(second.isDone());
+    replica.followerFetch(fetch(F3, 0, 2, 0, 2));
+    assertProduced(1, await(second));
+  }
+
+  @Test
+  void aFollowerLaggingPastTheRecordBoundLeavesTheInSyncSet() throws Exception {
+    replica.startLeader(leading(0));
+    replica.followerFetch(fetch(F2, 0, 0, -1, 0));
+    replica.followerFetch(fetch(F3, 0, 0, -1, 0));
+
+    CompletableFuture<Response> big = replica.produce(Acks.ALL, (int) ReplicaFixture.ISR_MAX_LAG_RECORDS + 1);
+    replica.followerFetch(fetch(F2, 0, 101, 0, 101));
+    assertEquals(101, awaitCommit(101));
+    assertFalse(big.isDone());
+    // Broker 3 fetches in time but from 0: 101 records behind, past the bound of 100.
+    replica.followerFetch(fetch(F3, 0, 0, -1, 0));
+    assertProduced(0, await(big));
+  }
+
+  @Test
+  void aFencedLeaderRejectsProducesButKeepsServingFollowerFetches() throws Exception {
+    replica.startLeader(leading(2));
+    CompletableFuture<Response> pending = replica.produce(Acks.QUORUM, 2); // [0, 2), never acknowledged
+
+    TestProbe<ReplicaStatus> fenced = kit.createTestProbe();
+    replica.tell(new ShardReplica.Fence(3, fenced.getRef()));
+    assertEquals(ReplicaRole.FENCED, fenced.receiveMessage().role());
+    Response outcomeUnknown = await(pending);
+    assertEquals(ErrorCode.TIMEOUT, outcomeUnknown.getError().getCode());
+    assertFalse(outcomeUnknown.getError().getNotAppended());
+    Response refused = await(replica.produce(Acks.LEADER, 1));
+    assertEquals(ErrorCode.NOT_LEADER, refused.getError().getCode());
+
+    replica.followerFetch(fetch(F2, 2, 0, -1, 0));
+    ReplicaFetchResult served = replica.transport.nextFetchResult(F2);
+    assertEquals(FetchError.FETCH_OK, served.getError());
+    assertEquals(2, served.getLeaderEpoch());
+    assertEquals(0, served.getFetchOffset());
+    assertEquals(2, served.getLeaderLogEndOffset());
+    assertEquals(batchesFrom(replica.log, 0), served.getBatches());
+  }
+
+  @Test
+  void aDivergingFollowerIsToldWhereItsLastEpochEndsHere() {
+    append(replica.log, 1, 2); // [0, 6) at epoch 1
+    append(replica.log, 3, 1); // [6, 9) at epoch 3
+    replica.startLeader(leading(4)); // marker at 9
+
+    // Broker 2 has epoch 2, which this log never had: it keeps what both hold, up to the end of epoch 1.
+    replica.followerFetch(fetch(F2, 4, 12, 2, 12));
+    ReplicaFetchResult older = replica.transport.nextFetchResult(F2);
+    assertEquals(FetchError.FETCH_DIVERGING, older.getError());
+    assertEquals(1, older.getDivergingEpoch());
+    assertEquals(6, older.getDivergingEndOffset());
+
+    // Broker 3 has a longer tail of epoch 3 than this log: epoch 3 ends at 9 here.
+    replica.followerFetch(fetch(F3, 4, 12, 3, 12));
+    ReplicaFetchResult longer = replica.transport.nextFetchResult(F3);
+    assertEquals(FetchError.FETCH_DIVERGING, longer.getError());
+    assertEquals(3, longer.getDivergingEpoch());
+    assertEquals(9, longer.getDivergingEndOffset());
+
+    // An ack-only fetch of a diverged log gets no answer and counts for nothing.
+    replica.followerFetch(fetch(F2, 4, 12, 2, 12).setAckOnly(true));
+    assertEquals(0, replica.describe().commitOffset());
+    assertEquals(List.of(), replica.transport.drain());
+  }
+
+  private static void assertProduced(long baseOffset, Response response) {
+    assertFalse(response.hasError(), () -> "expected success, got " + response.getError());
+    assertEquals(baseOffset, response.getProduce().getBaseOffset());
+  }
+
+  /** The commit offset once it reaches {@code offset} (the leader's own fsync completes asynchronously). */
+  private long awaitCommit(long offset) {
+    return kit.createTestProbe().awaitAssert(() -> {
+      long commit = replica.describe().commitOffset();
+      assertEquals(offset, commit);
+      return commit;
+    });
+  }
+}

@@ -1,4 +1,4 @@
-package io.felix.broker.bench;
+package io.felix.bench.cluster;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
@@ -37,7 +37,7 @@ import org.apache.pekko.cluster.typed.Join;
  * flight. Prints records/s, MB/s and produce latency (produce() call to acknowledgement) percentiles.
  *
  * <pre>
- * java -cp broker/target/felix-broker-cli.jar io.felix.broker.bench.InJvmThroughputBenchmark \
+ * java -Xmx2g -cp bench/target/felix-bench.jar io.felix.bench.cluster.InJvmThroughputBenchmark \
  *     [seconds=20] [warmupSeconds=5] [recordBytes=1024] [shards=12] [inFlightRecords=16384] [acks=QUORUM]
  *     [inFlightBatchesPerShard=5]
  * </pre>

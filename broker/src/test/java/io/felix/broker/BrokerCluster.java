@@ -1,5 +1,7 @@
 package io.felix.broker;
 
+import io.felix.broker.node.BrokerNode;
+
 import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -33,7 +35,7 @@ public final class BrokerCluster implements AutoCloseable {
   private final String journalUrl = "jdbc:h2:mem:felix-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1";
   private final Map<String, Object> overrides;
   private final Path dataRoot;
-  private final List<Broker> brokers = new ArrayList<>();
+  private final List<BrokerNode> brokers = new ArrayList<>();
 
   public record Reply(int status, String body) {
     public JsonNode json() {
@@ -64,7 +66,7 @@ public final class BrokerCluster implements AutoCloseable {
     return cluster;
   }
 
-  public Broker add(int id, String zone) {
+  public BrokerNode add(int id, String zone) {
     Map<String, Object> config = new HashMap<>(overrides);
     config.put("felix.broker.id", id);
     config.put("felix.broker.zone", zone);
@@ -76,8 +78,8 @@ public final class BrokerCluster implements AutoCloseable {
     config.putIfAbsent("felix.persistence.url", journalUrl);
     config.putIfAbsent("felix.control.placement-interval", "500ms");
     Config user = ConfigFactory.parseMap(config);
-    Broker broker = Broker.start(user);
-    Broker seed = live().isEmpty() ? broker : live().get(0);
+    BrokerNode broker = BrokerNode.start(user);
+    BrokerNode seed = live().isEmpty() ? broker : live().get(0);
     broker.join(seed.address());
     brokers.add(broker);
     return broker;
@@ -87,11 +89,11 @@ public final class BrokerCluster implements AutoCloseable {
     return dataRoot.resolve("broker-" + brokerId);
   }
 
-  public List<Broker> live() {
+  public List<BrokerNode> live() {
     return brokers.stream().filter(b -> !b.system().getWhenTerminated().toCompletableFuture().isDone()).toList();
   }
 
-  public Broker broker(int id) {
+  public BrokerNode broker(int id) {
     return live().stream().filter(b -> b.id() == id).findFirst().orElseThrow();
   }
 
@@ -109,8 +111,8 @@ public final class BrokerCluster implements AutoCloseable {
   }
 
   /** The broker that currently hosts the placement singleton: the oldest up member. */
-  public Broker singletonHost() {
-    Broker any = live().get(0);
+  public BrokerNode singletonHost() {
+    BrokerNode any = live().get(0);
     var oldest = Cluster.get(any.system()).state().getMembers();
     org.apache.pekko.cluster.Member first = null;
     for (var m : oldest) {
@@ -122,15 +124,15 @@ public final class BrokerCluster implements AutoCloseable {
     return live().stream().filter(b -> b.address().equals(address)).findFirst().orElseThrow();
   }
 
-  public Reply get(Broker via, String path) {
+  public Reply get(BrokerNode via, String path) {
     return send(via, admin -> admin.get(path));
   }
 
-  public Reply post(Broker via, String path, String json) {
+  public Reply post(BrokerNode via, String path, String json) {
     return send(via, admin -> admin.post(path, json));
   }
 
-  public Reply delete(Broker via, String path) {
+  public Reply delete(BrokerNode via, String path) {
     return send(via, admin -> admin.delete(path));
   }
 
@@ -138,7 +140,7 @@ public final class BrokerCluster implements AutoCloseable {
     AdminClient.Reply on(AdminClient admin) throws IOException, InterruptedException;
   }
 
-  private Reply send(Broker via, AdminCall call) {
+  private Reply send(BrokerNode via, AdminCall call) {
     try {
       AdminClient.Reply reply = call.on(AdminClient.local(via.adminPort()));
       return new Reply(reply.status(), reply.body());
@@ -169,7 +171,7 @@ public final class BrokerCluster implements AutoCloseable {
   }
 
   /** Waits until the admin API of {@code via} lists exactly {@code n} live brokers. */
-  public void awaitBrokersLive(Broker via, int n) {
+  public void awaitBrokersLive(BrokerNode via, int n) {
     await(Duration.ofSeconds(30), n + " brokers registered and live", () -> {
       Reply r = get(via, "/v1/brokers");
       if (r.status() != 200) {
@@ -184,7 +186,7 @@ public final class BrokerCluster implements AutoCloseable {
   }
 
   /** The shards of {@code stream} that broker {@code leader} leads, per the admin API of {@code via}. */
-  public List<Integer> shardsLedBy(Broker via, String stream, int leader) {
+  public List<Integer> shardsLedBy(BrokerNode via, String stream, int leader) {
     List<Integer> led = new ArrayList<>();
     for (JsonNode shard : get(via, "/v1/streams/" + stream).json().get("shard_assignments")) {
       if (shard.get("leader").asInt() == leader) {
@@ -210,13 +212,13 @@ public final class BrokerCluster implements AutoCloseable {
     }
   }
 
-  public void stop(Broker broker) {
+  public void stop(BrokerNode broker) {
     broker.close();
   }
 
   @Override
   public void close() {
-    List<Broker> running = new ArrayList<>(live());
+    List<BrokerNode> running = new ArrayList<>(live());
     for (int i = running.size() - 1; i >= 0; i--) {
       running.get(i).close();
     }

@@ -1,5 +1,7 @@
 package io.felix.broker;
 
+import io.felix.broker.node.DataPlane;
+
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.Config;

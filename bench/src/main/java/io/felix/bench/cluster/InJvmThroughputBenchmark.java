@@ -2,11 +2,11 @@ package io.felix.bench.cluster;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
-import io.felix.broker.DataPlane;
 import io.felix.broker.assignment.AssignmentTable;
 import io.felix.broker.assignment.BrokerEndpoint;
 import io.felix.broker.assignment.ShardAssignment;
 import io.felix.broker.assignment.ShardId;
+import io.felix.broker.node.DataPlane;
 import io.felix.broker.shard.ReplicaDirectory;
 import io.felix.client.ClientSettings;
 import io.felix.client.FelixClient;

@@ -4,7 +4,7 @@ import io.felix.broker.assignment.AssignmentTable;
 import io.felix.broker.assignment.BrokerEndpoint;
 import io.felix.broker.assignment.ShardAssignment;
 import io.felix.broker.assignment.ShardId;
-import io.felix.broker.replication.ProduceForwarder;
+import io.felix.broker.client.ProduceForwarder;
 import io.felix.broker.shard.RecordListSummary;
 import io.felix.broker.shard.ReplicaRegistry;
 import io.felix.broker.shard.ShardReplica;
@@ -90,8 +90,8 @@ public final class ClientRequests {
     }
     RecordListSummary summary;
     try {
-      summary = RecordListSummary.scan(request.getRecords());
-    } catch (RecordListSummary.InvalidRecordsException e) {
+      summary = RecordListCheck.scan(request.getRecords());
+    } catch (RecordListCheck.InvalidRecordsException e) {
       return done(Errors.response(0, Errors.notAppended(ErrorCode.INVALID_REQUEST, e.getMessage())));
     }
     if (request.getTimeoutMs() < 0) {

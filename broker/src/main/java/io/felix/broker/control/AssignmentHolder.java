@@ -1,6 +1,6 @@
 package io.felix.broker.control;
 
-import io.felix.broker.BrokerSettings;
+import io.felix.broker.config.BrokerSettings;
 import io.felix.broker.assignment.AssignmentTable;
 import io.felix.broker.assignment.BrokerEndpoint;
 import java.time.Duration;

@@ -1,5 +1,6 @@
 package io.felix.broker.control;
 
+import io.felix.broker.config.ConfigChecks;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
 import io.felix.placement.InvalidLayoutException;
@@ -13,11 +14,11 @@ public record ControlSettings(
     int snapshotEvery, int recentMoves, Strategy strategy) {
 
   public ControlSettings {
-    ClusterSettings.positive("felix.control.placement-interval", placementInterval);
-    ClusterSettings.positive("felix.control.failover-timeout", failoverTimeout);
-    ClusterSettings.positive("felix.control.move-timeout", moveTimeout);
-    ClusterSettings.positive("felix.control.replica-timeout", replicaTimeout);
-    ClusterSettings.positive("felix.control.register-interval", registerInterval);
+    ConfigChecks.positive("felix.control.placement-interval", placementInterval);
+    ConfigChecks.positive("felix.control.failover-timeout", failoverTimeout);
+    ConfigChecks.positive("felix.control.move-timeout", moveTimeout);
+    ConfigChecks.positive("felix.control.replica-timeout", replicaTimeout);
+    ConfigChecks.positive("felix.control.register-interval", registerInterval);
     if (moveCatchUpLag < 0) {
       throw new ConfigException.BadValue("felix.control.move-catch-up-lag", "must be >= 0, got " + moveCatchUpLag);
     }

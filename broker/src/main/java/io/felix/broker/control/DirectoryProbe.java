@@ -1,5 +1,6 @@
 package io.felix.broker.control;
 
+import io.felix.broker.assignment.BrokerRole;
 import io.felix.broker.assignment.ShardId;
 import io.felix.broker.shard.ReplicaDirectory;
 import io.felix.broker.shard.ReplicaStatus;
@@ -87,11 +88,7 @@ public final class DirectoryProbe implements ReplicaProbe {
     Cluster cluster = Cluster.get(system);
     Map<Address, Integer> brokerAt = new HashMap<>();
     for (Member member : cluster.state().getMembers()) {
-      for (String role : member.getRoles()) {
-        if (role.startsWith("broker-")) {
-          brokerAt.put(member.address(), Integer.parseInt(role.substring("broker-".length())));
-        }
-      }
+      BrokerRole.idOf(member.getRoles()).ifPresent(id -> brokerAt.put(member.address(), id));
     }
     Address self = cluster.selfMember().address();
     Map<Integer, ActorRef<ReplicaDirectory.Command>> out = new HashMap<>();

@@ -1,5 +1,7 @@
 package io.felix.broker.control;
 
+import io.felix.broker.assignment.BrokerRole;
+import java.util.OptionalInt;
 import io.felix.broker.assignment.BrokerEndpoint;
 import io.felix.broker.assignment.ShardAssignment;
 import io.felix.broker.assignment.ShardId;
@@ -390,16 +392,8 @@ public final class PlacementController
   }
 
   private static Integer brokerIdOf(Member member) {
-    for (String role : member.getRoles()) {
-      if (role.startsWith("broker-")) {
-        try {
-          return Integer.parseInt(role.substring("broker-".length()));
-        } catch (NumberFormatException e) {
-          return null;
-        }
-      }
-    }
-    return null;
+    OptionalInt id = BrokerRole.idOf(member.getRoles());
+    return id.isPresent() ? id.getAsInt() : null;
   }
 
   private static long now() {

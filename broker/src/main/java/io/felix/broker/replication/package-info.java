@@ -1,6 +1,6 @@
 /**
- * The broker-to-broker data connection ({@link io.felix.broker.replication.ReplicationTransport}: one TCP
+ * The broker-to-broker data connection ({@link io.felix.broker.transport.ReplicationTransport}: one TCP
  * connection per broker pair, length-prefixed protobuf frames, Pekko Streams today, replaceable by plain NIO),
- * and plain-mode produce forwarding over it ({@link io.felix.broker.replication.ProduceForwarder}).
+ * and plain-mode produce forwarding over it ({@link io.felix.broker.client.ProduceForwarder}).
  */
 package io.felix.broker.replication;

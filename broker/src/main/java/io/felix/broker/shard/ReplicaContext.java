@@ -3,8 +3,8 @@ package io.felix.broker.shard;
 import io.felix.broker.assignment.ShardId;
 import io.felix.broker.log.ShardLog;
 import io.felix.broker.metrics.BrokerMetrics;
-import io.felix.broker.replication.ReplicationSettings;
-import io.felix.broker.replication.ReplicationTransport;
+import io.felix.broker.transport.ReplicationSettings;
+import io.felix.broker.transport.ReplicationTransport;
 import io.felix.protocol.replication.ReplicationFrame;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 

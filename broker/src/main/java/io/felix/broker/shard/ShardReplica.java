@@ -6,8 +6,8 @@ import io.felix.protocol.Errors;
 import io.felix.broker.log.FlushScheduler;
 import io.felix.broker.log.LogSettings;
 import io.felix.broker.log.ShardLog;
-import io.felix.broker.replication.ReplicationSettings;
-import io.felix.broker.replication.ReplicationTransport;
+import io.felix.broker.transport.ReplicationSettings;
+import io.felix.broker.transport.ReplicationTransport;
 import io.felix.protocol.client.ErrorCode;
 import io.felix.protocol.client.FetchRequest;
 import io.felix.protocol.client.ProduceRequest;
@@ -160,7 +160,7 @@ public final class ShardReplica {
         .setFetchOffset(f.fetch().getFetchOffset())).build());
   }
 
-  static Response notLeader(ShardId id, int leader, ReplicaRegistry registry) {
+  public static Response notLeader(ShardId id, int leader, ReplicaRegistry registry) {
     String address = leader < 0 ? "" : registry.table().broker(leader).map(e -> e.clientAddress()).orElse("");
     return Errors.response(0, Errors.notLeader(id.stream(), id.shard(), leader, address));
   }

@@ -1,5 +1,7 @@
 package io.felix.broker.control;
 
+import io.felix.broker.node.NodeConfig;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.felix.broker.assignment.BrokerEndpoint;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.felix.broker.Broker;
+import io.felix.broker.node.BrokerNode;
 import io.felix.broker.BrokerCluster;
 import io.felix.broker.RecordLedger;
 import io.felix.client.FelixClient;
@@ -45,10 +45,10 @@ class FailoverClusterTest {
   private void runFailover(boolean singletonHost) throws Exception {
     try (BrokerCluster cluster = BrokerCluster.start(3, Map.of(
         "pekko.coordinated-shutdown.run-by-actor-system-terminate", "off"))) {
-      Broker host = cluster.singletonHost();
-      Broker victim = singletonHost ? host
+      BrokerNode host = cluster.singletonHost();
+      BrokerNode victim = singletonHost ? host
           : cluster.live().stream().filter(b -> b != host).reduce((a, b) -> b).orElseThrow();
-      Broker survivor = cluster.live().stream().filter(b -> b != victim).findFirst().orElseThrow();
+      BrokerNode survivor = cluster.live().stream().filter(b -> b != victim).findFirst().orElseThrow();
       cluster.awaitBrokersLive(survivor, 3);
       assertEquals(200, cluster.post(survivor, "/v1/streams",
           "{\"name\":\"events\",\"shards\":" + SHARDS + ",\"replication_factor\":3}").status());

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.felix.broker.Broker;
+import io.felix.broker.node.BrokerNode;
 import io.felix.broker.BrokerCluster;
 import io.felix.broker.BrokerCluster.Reply;
 import io.felix.broker.RecordLedger;
@@ -30,7 +30,7 @@ class MovesClusterTest {
   @Test
   void pauseStopsMovesManualMovesCompleteAndResumeRebalancesWithDataIntact() throws Exception {
     try (BrokerCluster cluster = BrokerCluster.start(3, Map.of())) {
-      Broker via = cluster.broker(1);
+      BrokerNode via = cluster.broker(1);
       cluster.awaitBrokersLive(via, 3);
       create(cluster, via, "a", 6, 3);
       create(cluster, via, "b", 3, 2);
@@ -109,7 +109,7 @@ class MovesClusterTest {
   @Test
   void joiningBrokerReceivesShardsDrainingMovesThemOffAndRemovalWaitsUntilEmpty() throws Exception {
     try (BrokerCluster cluster = BrokerCluster.start(3, Map.of())) {
-      Broker via = cluster.broker(0);
+      BrokerNode via = cluster.broker(0);
       cluster.awaitBrokersLive(via, 3);
       create(cluster, via, "c", 8, 2);
       cluster.awaitReady();
@@ -152,22 +152,22 @@ class MovesClusterTest {
     }
   }
 
-  static void create(BrokerCluster cluster, Broker via, String name, int shards, int rf) {
+  static void create(BrokerCluster cluster, BrokerNode via, String name, int shards, int rf) {
     Reply reply = cluster.post(via, "/v1/streams",
         "{\"name\":\"" + name + "\",\"shards\":" + shards + ",\"replication_factor\":" + rf + "}");
     assertEquals(200, reply.status(), reply.body());
   }
 
-  static JsonNode shard(BrokerCluster cluster, Broker via, String stream, int shard) {
+  static JsonNode shard(BrokerCluster cluster, BrokerNode via, String stream, int shard) {
     return cluster.get(via, "/v1/streams/" + stream).json().get("shard_assignments").get(shard);
   }
 
-  static int leadersOf(BrokerCluster cluster, Broker via, String stream, int broker) {
+  static int leadersOf(BrokerCluster cluster, BrokerNode via, String stream, int broker) {
     return cluster.get(via, "/v1/replication-status?format=json").json().get("streams").get(stream)
         .get(String.valueOf(broker)).asInt();
   }
 
-  static JsonNode awaitMoveFinished(BrokerCluster cluster, Broker via, String stream, int shard) {
+  static JsonNode awaitMoveFinished(BrokerCluster cluster, BrokerNode via, String stream, int shard) {
     JsonNode[] found = new JsonNode[1];
     BrokerCluster.await(Duration.ofSeconds(60), "move of " + stream + "/" + shard + " finished", () -> {
       JsonNode moves = cluster.get(via, "/v1/shard-moves").json();

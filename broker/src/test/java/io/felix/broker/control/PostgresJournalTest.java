@@ -4,7 +4,7 @@ import io.felix.broker.testing.PrivatePostgres;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.felix.broker.Broker;
+import io.felix.broker.node.BrokerNode;
 import io.felix.broker.BrokerCluster;
 import io.felix.broker.BrokerCluster.Reply;
 import java.nio.file.Path;
@@ -38,8 +38,8 @@ class PostgresJournalTest {
              "felix.persistence.profile", "slick.jdbc.PostgresProfile$",
              "felix.persistence.schema", "postgres",
              "felix.control.snapshot-every", 5))) {
-      Broker host = cluster.singletonHost();
-      Broker other = cluster.live().stream().filter(b -> b != host).findFirst().orElseThrow();
+      BrokerNode host = cluster.singletonHost();
+      BrokerNode other = cluster.live().stream().filter(b -> b != host).findFirst().orElseThrow();
       BrokerCluster.await(Duration.ofSeconds(20), "2 brokers registered", () -> {
         Reply r = cluster.get(other, "/v1/brokers");
         return r.status() == 200 && r.json().size() == 2;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.felix.broker.Broker;
+import io.felix.broker.node.BrokerNode;
 import io.felix.broker.BrokerCluster;
 import io.felix.broker.RecordLedger;
 import io.felix.client.FelixClient;
@@ -42,8 +42,8 @@ class RestartedLeaderClusterTest {
     try (BrokerCluster cluster = BrokerCluster.start(3, Map.of(
         "pekko.coordinated-shutdown.run-by-actor-system-terminate", "off",
         "felix.control.failover-timeout", FAILOVER_TIMEOUT.toSeconds() + "s"))) {
-      Broker host = cluster.singletonHost();
-      Broker victim = cluster.live().stream().filter(b -> b != host).reduce((a, b) -> b).orElseThrow();
+      BrokerNode host = cluster.singletonHost();
+      BrokerNode victim = cluster.live().stream().filter(b -> b != host).reduce((a, b) -> b).orElseThrow();
       cluster.awaitBrokersLive(host, 3);
       assertEquals(200, cluster.post(host, "/v1/streams",
           "{\"name\":\"events\",\"shards\":" + SHARDS + ",\"replication_factor\":3}").status());

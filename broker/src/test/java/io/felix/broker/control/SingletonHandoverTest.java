@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.felix.broker.Broker;
+import io.felix.broker.node.BrokerNode;
 import io.felix.broker.BrokerCluster;
 import io.felix.broker.BrokerCluster.Reply;
 import java.time.Duration;
@@ -28,8 +28,8 @@ class SingletonHandoverTest {
   void singletonRestartsOnAnotherBrokerWithTheSameStreamsAndAssignments() {
     try (BrokerCluster cluster = BrokerCluster.start(3, Map.of(
         "pekko.coordinated-shutdown.run-by-actor-system-terminate", "off"))) {
-      Broker host = cluster.singletonHost();
-      Broker other = cluster.live().stream().filter(b -> b != host).findFirst().orElseThrow();
+      BrokerNode host = cluster.singletonHost();
+      BrokerNode other = cluster.live().stream().filter(b -> b != host).findFirst().orElseThrow();
       BrokerCluster.await(Duration.ofSeconds(20), "3 brokers registered", () -> {
         Reply r = cluster.get(other, "/v1/brokers");
         return r.status() == 200 && r.json().size() == 3;

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.felix.broker.Broker;
+import io.felix.broker.node.BrokerNode;
 import io.felix.broker.BrokerCluster;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -35,7 +35,7 @@ class StreamPlacementClusterTest {
 
   @Test
   void streamsCreatedInBenchmarkOrderAreLevelPerStreamAndInTotal() {
-    Broker via = cluster.broker(1);
+    BrokerNode via = cluster.broker(1);
     // The benchmark's groups: other streams first, then the 12-shard stream, recreated three times.
     create(via, "perf-acks-none", 12);
     create(via, "perf-acks-all", 12);
@@ -77,7 +77,7 @@ class StreamPlacementClusterTest {
 
   @Test
   void deletedStreamsReplicasStopAndTheirDataIsRemovedOnEveryBroker() {
-    Broker via = cluster.broker(0);
+    BrokerNode via = cluster.broker(0);
     create(via, "doomed", 3);
     BrokerCluster.await(Duration.ofSeconds(20), "replica logs of doomed on every broker",
         () -> cluster.live().stream().allMatch(b -> logDirs(b.id(), "doomed-") == 3));
@@ -95,7 +95,7 @@ class StreamPlacementClusterTest {
     }
   }
 
-  private static void create(Broker via, String name, int shards) {
+  private static void create(BrokerNode via, String name, int shards) {
     BrokerCluster.Reply reply = cluster.post(via, "/v1/streams",
         "{\"name\":\"" + name + "\",\"shards\":" + shards + ",\"replication_factor\":3}");
     assertEquals(200, reply.status(), reply.body());

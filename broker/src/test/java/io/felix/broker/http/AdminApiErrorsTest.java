@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.typesafe.config.ConfigFactory;
-import io.felix.broker.Broker;
+import io.felix.broker.node.BrokerNode;
 import io.felix.broker.BrokerCluster;
 import io.felix.broker.BrokerCluster.Reply;
 import java.time.Duration;
@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Timeout;
 class AdminApiErrorsTest {
 
   static BrokerCluster cluster;
-  static Broker via;
+  static BrokerNode via;
 
   @BeforeAll
   static void start() {
@@ -110,7 +110,7 @@ class AdminApiErrorsTest {
 
   @Test
   void brokerOutsideAnyClusterIsNotReadyAndAnswers503() {
-    try (Broker lonely = Broker.start(ConfigFactory.parseMap(Map.of(
+    try (BrokerNode lonely = BrokerNode.start(ConfigFactory.parseMap(Map.of(
         "felix.broker.id", 7, "felix.cluster.port", 0, "felix.http.port", 0, "felix.http.singleton-timeout", "500ms",
         "felix.persistence.url", "jdbc:h2:mem:lonely-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1")))) {
       Reply health = cluster.get(lonely, "/health");

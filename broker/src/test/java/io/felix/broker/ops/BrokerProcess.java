@@ -11,7 +11,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One broker as its own operating-system process ({@code io.felix.broker.BrokerMain} on the test classpath,
+ * One broker as its own operating-system process ({@code io.felix.broker.node.BrokerMain} on the test classpath,
  * which holds the same classes as the shaded jar), with its output in a log file. Tests stop it gracefully
  * (SIGTERM: Pekko leaves the cluster) or kill it (SIGKILL: nothing runs, as in a crash), and start it again
  * with the same settings.
@@ -58,7 +58,7 @@ final class BrokerProcess implements AutoCloseable {
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(List.of("-Xms64m", "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
         "-XX:+ExitOnOutOfMemoryError"));
-    command.addAll(List.of("-cp", testClasspath(), "io.felix.broker.BrokerMain", configFile.toString()));
+    command.addAll(List.of("-cp", testClasspath(), "io.felix.broker.node.BrokerMain", configFile.toString()));
     ProcessBuilder builder = new ProcessBuilder(command)
         .redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));

@@ -1,4 +1,4 @@
-package io.felix.broker.replication;
+package io.felix.broker.transport;
 
 import com.google.protobuf.CodedOutputStream;
 import com.google.protobuf.CodedInputStream;

@@ -1,8 +1,11 @@
-package io.felix.broker.control;
+package io.felix.broker.node;
+
+import io.felix.broker.control.ControlMessage;
+import io.felix.broker.control.FelixJacksonModule;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
-import io.felix.broker.BrokerSettings;
+import io.felix.broker.config.BrokerSettings;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -1,9 +1,19 @@
-package io.felix.broker.shard;
+package io.felix.broker.replication;
+
+import io.felix.broker.client.RecordListCheck;
+
+import io.felix.broker.shard.ControlMessageSerializer;
+
+import io.felix.broker.shard.RecordListSummary;
+
+import io.felix.broker.shard.ShardReplica;
+
+import io.felix.broker.shard.ReplicaRegistry;
 
 import io.felix.broker.assignment.ShardId;
 import io.felix.protocol.Errors;
-import io.felix.broker.replication.ProduceForwarder;
-import io.felix.broker.replication.ReplicationTransport;
+import io.felix.broker.client.ProduceForwarder;
+import io.felix.broker.transport.ReplicationTransport;
 import io.felix.protocol.client.ErrorCode;
 import io.felix.protocol.client.Response;
 import io.felix.protocol.replication.FetchError;
@@ -73,8 +83,8 @@ public final class ReplicationInbound implements ReplicationTransport.Inbound {
     RecordListSummary summary;
     try {
       id = new ShardId(forward.getRequest().getStream(), forward.getRequest().getShard());
-      summary = RecordListSummary.scan(forward.getRequest().getRecords());
-    } catch (IllegalArgumentException | RecordListSummary.InvalidRecordsException e) {
+      summary = RecordListCheck.scan(forward.getRequest().getRecords());
+    } catch (IllegalArgumentException | RecordListCheck.InvalidRecordsException e) {
       reply.complete(Errors.response(0, Errors.notAppended(ErrorCode.INVALID_REQUEST, e.getMessage())));
       return;
     }

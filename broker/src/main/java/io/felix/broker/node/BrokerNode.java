@@ -1,14 +1,16 @@
-package io.felix.broker;
+package io.felix.broker.node;
+
+import io.felix.broker.config.BrokerSettings;
 
 import com.typesafe.config.Config;
 import io.felix.broker.assignment.AssignmentTable;
 import io.felix.broker.assignment.BrokerEndpoint;
 import io.felix.broker.control.AssignmentHolder;
-import io.felix.broker.control.ClusterSettings;
+import io.felix.broker.node.ClusterSettings;
 import io.felix.broker.control.ControlSettings;
-import io.felix.broker.control.JournalSchema;
-import io.felix.broker.control.JournalSettings;
-import io.felix.broker.control.NodeConfig;
+import io.felix.broker.node.JournalSchema;
+import io.felix.broker.node.JournalSettings;
+import io.felix.broker.node.NodeConfig;
 import io.felix.broker.control.PlacementController;
 import io.felix.broker.control.DirectoryProbe;
 import io.felix.broker.http.AdminRoutes;
@@ -42,9 +44,9 @@ import org.slf4j.LoggerFactory;
  * holder and the admin HTTP server. Joins the seed nodes of {@code felix.cluster.seed-nodes}; tests join
  * programmatically ({@link #joinSelf()}, {@link #join(Address)}).
  */
-public final class Broker implements AutoCloseable {
+public final class BrokerNode implements AutoCloseable {
 
-  private static final Logger log = LoggerFactory.getLogger(Broker.class);
+  private static final Logger log = LoggerFactory.getLogger(BrokerNode.class);
 
   private final ActorSystem<Void> system;
   private final BrokerSettings settings;
@@ -54,7 +56,7 @@ public final class Broker implements AutoCloseable {
   private final AdminServer admin;
   private final BrokerEndpoint endpoint;
 
-  private Broker(ActorSystem<Void> system, BrokerSettings settings, DataPlane dataPlane,
+  private BrokerNode(ActorSystem<Void> system, BrokerSettings settings, DataPlane dataPlane,
       ActorRef<PlacementController.Command> singleton, ActorRef<AssignmentHolder.Command> holder, AdminServer admin,
       BrokerEndpoint endpoint) {
     this.system = system;
@@ -67,7 +69,7 @@ public final class Broker implements AutoCloseable {
   }
 
   /** Starts a broker from the operator's config (defaults from reference.conf fill the rest). */
-  public static Broker start(Config userConfig) {
+  public static BrokerNode start(Config userConfig) {
     Config config = NodeConfig.derive(userConfig);
     BrokerSettings settings = BrokerSettings.fromConfig(config);
     ClusterSettings clusterSettings = ClusterSettings.fromConfig(config);
@@ -107,7 +109,7 @@ public final class Broker implements AutoCloseable {
         Cluster.get(system).manager().tell(new JoinSeedNodes(seeds));
       }
       log.info("Broker {} started: cluster address {}, admin port {}", settings.id(), address(system), admin.port());
-      return new Broker(system, settings, dataPlane, singleton, holder, admin, endpoint);
+      return new BrokerNode(system, settings, dataPlane, singleton, holder, admin, endpoint);
     } catch (RuntimeException e) {
       if (dataPlane != null) {
         dataPlane.close();

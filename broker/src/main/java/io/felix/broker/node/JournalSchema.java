@@ -1,4 +1,4 @@
-package io.felix.broker.control;
+package io.felix.broker.node;
 
 import java.io.IOException;
 import java.io.InputStream;

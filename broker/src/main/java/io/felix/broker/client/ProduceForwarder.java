@@ -1,4 +1,8 @@
-package io.felix.broker.replication;
+package io.felix.broker.client;
+
+import io.felix.broker.transport.ReplicationSettings;
+
+import io.felix.broker.transport.ReplicationTransport;
 
 import io.felix.broker.metrics.BrokerMetrics;
 import io.felix.protocol.Errors;

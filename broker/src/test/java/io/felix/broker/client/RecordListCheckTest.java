@@ -1,4 +1,6 @@
-package io.felix.broker.shard;
+package io.felix.broker.client;
+
+import io.felix.broker.shard.RecordListSummary;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -11,7 +13,7 @@ import io.felix.protocol.client.Record;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-class RecordListSummaryTest {
+class RecordListCheckTest {
 
   @Test
   void countsRecordsAndFindsTheirTimestamps() throws Exception {
@@ -21,20 +23,20 @@ class RecordListSummaryTest {
             .build(),
         Record.newBuilder().setTimestampMs(900).build(),
         Record.newBuilder().setValue(ByteString.copyFromUtf8("late")).setTimestampMs(700).build()));
-    assertEquals(new RecordListSummary(3, 500, 900), RecordListSummary.scan(list));
+    assertEquals(new RecordListSummary(3, 500, 900), RecordListCheck.scan(list));
   }
 
   @Test
   void anEmptyListIsRefused() {
-    RecordListSummary.InvalidRecordsException e = assertThrows(RecordListSummary.InvalidRecordsException.class,
-        () -> RecordListSummary.scan(ByteString.EMPTY));
+    RecordListCheck.InvalidRecordsException e = assertThrows(RecordListCheck.InvalidRecordsException.class,
+        () -> RecordListCheck.scan(ByteString.EMPTY));
     assertEquals("records: the batch holds no record", e.getMessage());
   }
 
   @Test
   void bytesThatAreNotARecordListAreRefused() {
-    RecordListSummary.InvalidRecordsException e = assertThrows(RecordListSummary.InvalidRecordsException.class,
-        () -> RecordListSummary.scan(ByteString.copyFrom(new byte[] {0x0a, 0x7f, 0x01})));
+    RecordListCheck.InvalidRecordsException e = assertThrows(RecordListCheck.InvalidRecordsException.class,
+        () -> RecordListCheck.scan(ByteString.copyFrom(new byte[] {0x0a, 0x7f, 0x01})));
     assertTrue(e.getMessage().startsWith("records: not an encoded RecordList"), e.getMessage());
   }
 }

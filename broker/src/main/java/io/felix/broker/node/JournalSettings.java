@@ -1,4 +1,4 @@
-package io.felix.broker.control;
+package io.felix.broker.node;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;

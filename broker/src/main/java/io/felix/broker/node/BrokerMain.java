@@ -1,4 +1,5 @@
-package io.felix.broker;
+package io.felix.broker.node;
+
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
@@ -24,9 +25,9 @@ public final class BrokerMain {
       System.exit(2);
     }
     Config config = fromEnvironment().withFallback(fromFile);
-    Broker broker;
+    BrokerNode broker;
     try {
-      broker = Broker.start(config);
+      broker = BrokerNode.start(config);
     } catch (RuntimeException e) {
       System.err.println("felix: cannot start the broker: " + e.getMessage());
       System.exit(1);

@@ -1,5 +1,6 @@
-package io.felix.broker.control;
+package io.felix.broker.node;
 
+import io.felix.broker.config.ConfigChecks;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
 import java.time.Duration;
@@ -11,19 +12,17 @@ public record ClusterSettings(
     Duration sbrStableAfter, Duration downRemovalMargin) {
 
   public ClusterSettings {
-    if (port < 0 || port > 65535) {
-      throw new ConfigException.BadValue("felix.cluster.port", "must be 0..65535, got " + port);
-    }
+    ConfigChecks.port("felix.cluster.port", port);
     for (String seed : seedNodes) {
       if (!seed.startsWith("pekko://")) {
         throw new ConfigException.BadValue("felix.cluster.seed-nodes",
             "each must be a Pekko address like pekko://felix@host:port, got " + seed);
       }
     }
-    positive("felix.cluster.heartbeat-interval", heartbeatInterval);
-    positive("felix.cluster.acceptable-heartbeat-pause", acceptableHeartbeatPause);
-    positive("felix.cluster.sbr-stable-after", sbrStableAfter);
-    positive("felix.cluster.down-removal-margin", downRemovalMargin);
+    ConfigChecks.positive("felix.cluster.heartbeat-interval", heartbeatInterval);
+    ConfigChecks.positive("felix.cluster.acceptable-heartbeat-pause", acceptableHeartbeatPause);
+    ConfigChecks.positive("felix.cluster.sbr-stable-after", sbrStableAfter);
+    ConfigChecks.positive("felix.cluster.down-removal-margin", downRemovalMargin);
     seedNodes = List.copyOf(seedNodes);
   }
 
@@ -38,9 +37,4 @@ public record ClusterSettings(
         c.getDuration("down-removal-margin"));
   }
 
-  static void positive(String key, Duration value) {
-    if (value.isNegative() || value.isZero()) {
-      throw new ConfigException.BadValue(key, "must be > 0, got " + value);
-    }
-  }
 }

@@ -1,4 +1,4 @@
-package io.felix.broker.replication;
+package io.felix.broker.transport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
 import io.felix.broker.client.ClientListenerSettings;
-import io.felix.broker.shard.BrokerSettings;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -20,7 +19,6 @@ class ReplicationSettingsTest {
     assertEquals(Duration.ofMillis(250), r.fetchMaxWait());
     assertEquals(Duration.ofSeconds(10), r.produceTimeout());
     assertEquals(8 * 1024 * 1024, ClientListenerSettings.from(ConfigFactory.load()).maxFrameSize());
-    assertEquals(7070, BrokerSettings.from(ConfigFactory.load()).clientPort());
   }
 
   @Test
@@ -36,13 +34,6 @@ class ReplicationSettingsTest {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ReplicationSettings.from(
         ConfigFactory.parseString("felix.replication.produce-timeout = soon").withFallback(ConfigFactory.load())));
     assertTrue(e.getMessage().contains("produce-timeout"), e.getMessage());
-  }
-
-  @Test
-  void aNegativeBrokerIdIsRefusedNamingTheKey() {
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> BrokerSettings.from(
-        ConfigFactory.parseString("felix.broker.id = -1").withFallback(ConfigFactory.load())));
-    assertEquals("felix.broker.id must be >= 0, got -1", e.getMessage());
   }
 
   @Test

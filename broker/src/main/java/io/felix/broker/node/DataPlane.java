@@ -1,4 +1,4 @@
-package io.felix.broker;
+package io.felix.broker.node;
 
 import com.typesafe.config.Config;
 import io.felix.broker.assignment.BrokerEndpoint;
@@ -7,14 +7,14 @@ import io.felix.broker.client.ClientListenerSettings;
 import io.felix.broker.client.ClientRequests;
 import io.felix.broker.log.FlushScheduler;
 import io.felix.broker.log.LogSettings;
-import io.felix.broker.replication.ProduceForwarder;
-import io.felix.broker.replication.ReplicationSettings;
-import io.felix.broker.replication.ReplicationTransport;
-import io.felix.broker.replication.TcpReplicationTransport;
-import io.felix.broker.shard.BrokerSettings;
+import io.felix.broker.client.ProduceForwarder;
+import io.felix.broker.transport.ReplicationSettings;
+import io.felix.broker.transport.ReplicationTransport;
+import io.felix.broker.transport.TcpReplicationTransport;
+import io.felix.broker.config.BrokerSettings;
 import io.felix.broker.shard.ReplicaDirectory;
 import io.felix.broker.shard.ReplicaRegistry;
-import io.felix.broker.shard.ReplicationInbound;
+import io.felix.broker.replication.ReplicationInbound;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -50,7 +50,7 @@ public final class DataPlane implements AutoCloseable {
   private DataPlane(ActorSystem<?> system) {
     this.system = system;
     Config config = system.settings().config();
-    this.broker = BrokerSettings.from(config);
+    this.broker = BrokerSettings.fromConfig(config);
     LogSettings logSettings = LogSettings.fromConfig(config.getConfig("felix.log"));
     ReplicationSettings replication = ReplicationSettings.from(config);
     ClientListenerSettings listener = ClientListenerSettings.from(config);
@@ -108,7 +108,7 @@ public final class DataPlane implements AutoCloseable {
   }
 
   /** Aborts this broker's replication connections as a network failure would (they reconnect). For tests. */
-  void abortReplicationConnections(String reason) {
+  public void abortReplicationConnections(String reason) {
     transport.abortConnections(reason);
   }
 

@@ -1,4 +1,4 @@
-package io.felix.broker.replication;
+package io.felix.broker.transport;
 
 import io.felix.broker.assignment.BrokerEndpoint;
 import io.felix.protocol.replication.ReplicationFrame;

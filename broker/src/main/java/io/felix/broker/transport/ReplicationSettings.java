@@ -1,4 +1,4 @@
-package io.felix.broker.replication;
+package io.felix.broker.transport;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;

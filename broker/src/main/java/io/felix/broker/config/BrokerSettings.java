@@ -1,0 +1,47 @@
+package io.felix.broker.config;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigException;
+import io.felix.broker.assignment.BrokerRole;
+import java.nio.file.Path;
+import java.util.Optional;
+
+/**
+ * Who this broker is and where it listens, from {@code felix.broker}: its stable id, optional zone and shard cap,
+ * the host it binds and advertises, its data directory, and its client and replication ports (0 picks a free
+ * port). The one reading of that section, shared by the node, the data plane and the assignment holder.
+ *
+ * @param maxShards 0 when the broker has no cap
+ */
+public record BrokerSettings(
+    int id, Optional<String> zone, int maxShards, String host, Path dataDir, int clientPort, int replicationPort) {
+
+  public BrokerSettings {
+    ConfigChecks.atLeast("felix.broker.id", id, 0);
+    ConfigChecks.atLeast("felix.broker.max-shards", maxShards, 0);
+    if (host == null || host.isBlank()) {
+      throw new ConfigException.BadValue("felix.broker.host", "must not be empty");
+    }
+    ConfigChecks.port("felix.broker.client-port", clientPort);
+    ConfigChecks.port("felix.broker.replication-port", replicationPort);
+  }
+
+  /** Reads and validates {@code felix.broker} of a full config. */
+  public static BrokerSettings fromConfig(Config config) {
+    Config c = config.getConfig("felix.broker");
+    String zone = c.getString("zone").trim();
+    return new BrokerSettings(
+        c.getInt("id"),
+        zone.isEmpty() ? Optional.empty() : Optional.of(zone),
+        c.getInt("max-shards"),
+        c.getString("host"),
+        Path.of(c.getString("data-dir")),
+        c.getInt("client-port"),
+        c.getInt("replication-port"));
+  }
+
+  /** The Pekko cluster role that names this broker. */
+  public String clusterRole() {
+    return BrokerRole.of(id);
+  }
+}

@@ -83,15 +83,13 @@ public final class LocalCluster implements AutoCloseable {
       try {
         cluster.run(UP_TIMEOUT, args.toArray(String[]::new));
         return cluster;
-      } catch (LauncherException e) {
-        cluster.close();
-        if (e.exitStatus() != PORT_TAKEN || attempt == ATTEMPTS) {
+      } catch (IOException | InterruptedException | RuntimeException e) {
+        cluster.closeAfter(e);
+        boolean portTaken = e instanceof LauncherException l && l.exitStatus() == PORT_TAKEN;
+        if (!portTaken || attempt == ATTEMPTS) {
           throw e;
         }
         deleteTree(dir); // a fresh start: the journal must not remember brokers at the old addresses
-      } catch (IOException | InterruptedException | RuntimeException e) {
-        cluster.close();
-        throw e;
       }
     }
   }
@@ -211,6 +209,18 @@ public final class LocalCluster implements AutoCloseable {
   @Override
   public void close() throws IOException, InterruptedException {
     run("local", "down");
+  }
+
+  /** Stops whatever part of the cluster started; a failure to stop is added to {@code cause}, not thrown. */
+  private void closeAfter(Exception cause) {
+    try {
+      close();
+    } catch (IOException | InterruptedException | RuntimeException e) {
+      if (e instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+      }
+      cause.addSuppressed(e);
+    }
   }
 
   /** A multiple of 1000 (so the four port ranges never overlap) whose ports are all free right now. */

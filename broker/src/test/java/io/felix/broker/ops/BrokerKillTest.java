@@ -33,7 +33,9 @@ class BrokerKillTest {
             // The tests run before Maven packages the broker jar: the brokers run from the test classpath.
             "FELIX_BROKER_CLASSPATH", System.getProperty("surefire.test.class.path",
                 System.getProperty("java.class.path")),
-            "FELIX_BROKER_HEAP", "384m"))) {
+            "FELIX_BROKER_HEAP", "384m",
+            // On a 2-core machine shared with other builds a restarted broker has taken over 90 s to be ready.
+            "FELIX_READY_TIMEOUT", "240"))) {
       String bootstrap = launcher.bootstrap();
       new AdminApi(launcher.adminPort(0)).createStream(STREAM, SHARDS, 3);
       Map<Integer, AdminApi.Shard> before = new AdminApi(launcher.adminPort(0))

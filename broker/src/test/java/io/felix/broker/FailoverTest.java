@@ -41,7 +41,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Failover the way the control plane drives it (CONTRACT.md): fence a majority, promote the most up-to-date, and
+ * Failover the way the control plane drives it: fence a majority of the replica set at a new epoch, promote the
+ * replica with the greatest (last epoch, log end) among those that answered, and
  * bring the old leader back. No acknowledged record may be lost, and nothing unacknowledged may survive on the old
  * leader.
  */

@@ -37,7 +37,7 @@ import org.apache.pekko.cluster.typed.Join;
 public final class TestBrokers implements AutoCloseable {
   private final Path root;
   private final String extraConfig;
-  private final Map<Integer, ActorSystem<Void>> systems = new TreeMap<>();
+  private final Map<Integer, ActorSystem<?>> systems = new TreeMap<>();
   private final Map<Integer, DataPlane> planes = new TreeMap<>();
   private final Map<Integer, BrokerEndpoint> endpoints = new TreeMap<>();
   private long version;
@@ -67,21 +67,20 @@ public final class TestBrokers implements AutoCloseable {
             + "felix.broker.replication-port = 0\n"
             + extraConfig)
         .withFallback(ConfigFactory.load());
-    ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "felix", config);
-    ActorSystem<Void> seed = systems.values().stream().findFirst().orElse(system);
+    DataPlane plane = DataPlane.startInOwnSystem(config);
+    ActorSystem<?> system = plane.system();
+    ActorSystem<?> seed = systems.values().stream().findFirst().orElse(system);
     Cluster.get(system).manager().tell(Join.create(Cluster.get(seed).selfMember().address()));
     systems.put(id, system);
-    DataPlane plane = DataPlane.start(system);
     planes.put(id, plane);
     endpoints.put(id, plane.endpoint());
   }
 
   /** Stops broker {@code id}: its data plane, then its ActorSystem (the data directory stays). */
   public void stop(int id) {
-    DataPlane plane = planes.remove(id);
-    ActorSystem<Void> system = systems.remove(id);
-    plane.close();
-    system.terminate();
+    planes.remove(id);
+    ActorSystem<?> system = systems.remove(id);
+    system.terminate(); // the guardian's replica directory stops every replica, closing its log
     try {
       system.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
     } catch (Exception e) {
@@ -129,7 +128,7 @@ public final class TestBrokers implements AutoCloseable {
 
   private ReplicaStatus ask(int id, org.apache.pekko.japi.function.Function<ActorRef<ReplicaStatus>,
       ReplicaDirectory.Command> message) {
-    ActorSystem<Void> from = sender();
+    ActorSystem<?> from = sender();
     try {
       return AskPattern.ask(remoteDirectory(id), message::apply, Duration.ofSeconds(10), from.scheduler())
           .toCompletableFuture().get(15, TimeUnit.SECONDS);
@@ -144,7 +143,7 @@ public final class TestBrokers implements AutoCloseable {
     return ActorRefResolver.get(sender()).resolveActorRef(path);
   }
 
-  private ActorSystem<Void> sender() {
+  private ActorSystem<?> sender() {
     return systems.values().iterator().next();
   }
 
@@ -168,7 +167,7 @@ public final class TestBrokers implements AutoCloseable {
   @Override
   public void close() {
     List<Integer> ids = new ArrayList<>(planes.keySet());
-    java.util.Collections.reverse(ids); // youngest first (STACK.md)
+    java.util.Collections.reverse(ids); // youngest first: stopping several at once right after a hand-over stalls
     for (int id : ids) {
       stop(id);
     }

@@ -6,7 +6,8 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * What one pass decided, in order: promotions, then placements, then moves (drain, stream, cluster).
+ * What one pass decided, in order: promotions and placements (in shard order, as each shard needing a leader comes
+ * up), then moves (drain, stream, cluster).
  *
  * @param leaderless shards whose leader is gone and that have no live in-sync replica to promote: they stay down
  *     until a replica comes back, and the control plane should say so

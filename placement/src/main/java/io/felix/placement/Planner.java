@@ -44,8 +44,9 @@ import java.util.Set;
  *   <li><b>Place</b> each new shard. The leader is the highest-scoring live broker of the first non-empty tier:
  *       under the group floor and the cluster share; under the floor; under the ceiling and the share; under the
  *       ceiling; under the share; any broker with room; else the least loaded. The score is rendezvous hashing of
- *       (group, shard) with the broker id, ties to the lower id. The followers go to distinct live brokers, a new
- *       zone first while one remains, then the fewest replicas of the group, then the fewest replicas overall.
+ *       (group, shard) with the broker id, ties to the lower id. The followers go to distinct live brokers, a
+ *       broker with room before one at its cap, then a new zone while one remains, then the fewest replicas of the
+ *       group, then the fewest replicas overall, then the higher score.
  *   <li><b>Drain</b> (skipped when paused, like every move): each shard led or hosted by a draining broker moves to
  *       a live broker. A draining leader goes preferably as a staged copy to a broker with room that keeps the zone
  *       count (one move empties the draining broker of that shard), else as a transfer to a follower, ranked by the
@@ -83,12 +84,14 @@ import java.util.Set;
  * <h2>Worked example</h2>
  * Three live brokers 0, 1, 2, replication factor 3 (every broker holds every shard), stream {@code perf-quorum} of
  * 12 shards led 1/1/10 and cluster totals 21/21/19 (other groups make up the rest). Floor and ceiling are both 4.
- * Pass 1: broker 2 leads the most of the stream (10), brokers 0 and 1 the fewest (1 each); the tie between 0 and 1
- * goes to the one leading fewer overall, then the lower id, so with totals 21/21 broker 0 receives. Broker 0
+ * When the stream's turn comes (groups go in name order, one move per pass by default): broker 2 leads the most of
+ * the stream (10), brokers 0 and 1 the fewest (1 each); the tie between 0 and 1 goes to the one leading fewer
+ * overall, then the lower id, so with equal totals broker 0 receives. Broker 0
  * already holds a replica of every shard, so the first shard led by 2 becomes a leadership transfer 2 -> 0. The
  * counts are now 2/1/9 and the next pass (or the same pass, with a larger move limit) moves 2 -> 1, and so on
  * until 4/4/4 after six moves, the lower bound (10 - 4 leaders above the ceiling). Only then, if the totals differ
- * by two or more, does a cluster move happen, and only of a group the receiver leads fewer of.
+ * by two or more, does a cluster move happen, and only of a group the receiver leads fewer of. This layout, with
+ * its other groups, is the second worked example of docs/placement.md, which gives the rules in full.
  */
 public final class Planner {
 

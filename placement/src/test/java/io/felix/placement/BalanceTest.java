@@ -8,7 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The balance scenarios of the design note, run to convergence with the default settings (one move per pass). */
+/**
+ * The balance scenarios of docs/placement.md (the benchmark layout is its second worked example), run to
+ * convergence with the default settings (one move per pass).
+ */
 class BalanceTest {
 
   /** Three brokers, RF 3, four streams and a cache; perf-quorum led 1/1/10, totals 21/21/19. */

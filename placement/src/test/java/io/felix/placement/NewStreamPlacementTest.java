@@ -39,7 +39,7 @@ class NewStreamPlacementTest {
 
     Plan plan = Planner.plan(snapshot);
 
-    // The skew the design note describes: brokers 0 and 1 already lead 12 = ceil(36 / 3) each.
+    // The skew of docs/placement.md's first worked example: brokers 0 and 1 already lead 12 = ceil(36 / 3) each.
     assertEquals(List.of(0, 0, 12), counts(LeaderCounts.of(plan.applyTo(snapshot)), "perf-quorum"));
     SimulationResult result = Simulator.run(snapshot);
     assertTrue(result.converged());

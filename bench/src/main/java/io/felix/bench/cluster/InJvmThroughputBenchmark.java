@@ -55,7 +55,7 @@ public final class InJvmThroughputBenchmark {
     Acks acks = args.length > 5 ? Acks.valueOf(args[5]) : Acks.QUORUM;
     int batchesPerShard = arg(args, 6, 5);
     Path root = Files.createTempDirectory("felix-bench");
-    List<ActorSystem<Void>> systems = new ArrayList<>();
+    List<ActorSystem<?>> systems = new ArrayList<>();
     List<DataPlane> planes = new ArrayList<>();
     Map<Integer, BrokerEndpoint> endpoints = new TreeMap<>();
     for (int id = 0; id < 3; id++) {
@@ -69,11 +69,11 @@ public final class InJvmThroughputBenchmark {
               + "felix.broker { id = " + id + ", client-port = 0, replication-port = 0, data-dir = \""
               + root.resolve("broker-" + id) + "\" }\n")
           .withFallback(ConfigFactory.load());
-      ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "felix", config);
+      DataPlane plane = DataPlane.startInOwnSystem(config);
+      ActorSystem<?> system = plane.system();
       Cluster.get(system).manager().tell(Join.create(Cluster.get(systems.isEmpty() ? system : systems.get(0))
           .selfMember().address()));
       systems.add(system);
-      DataPlane plane = DataPlane.start(system);
       planes.add(plane);
       endpoints.put(id, plane.endpoint());
     }
@@ -142,7 +142,6 @@ public final class InJvmThroughputBenchmark {
           h.getValueAtPercentile(99.9) / 1000.0, h.getMaxValue() / 1000.0);
     }
     for (int i = planes.size() - 1; i >= 0; i--) {
-      planes.get(i).close();
       systems.get(i).terminate();
       systems.get(i).getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
     }

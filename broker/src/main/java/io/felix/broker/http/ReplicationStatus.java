@@ -9,7 +9,7 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
- * Leaders per broker for every stream, in the design note's form: one line per stream,
+ * Leaders per broker for every stream, in the form docs/placement.md uses: one line per stream,
  * {@code perf-quorum:0=1,1=1,2=10} (every known broker, in id order, zeros included, so a stream piled on one
  * broker shows at a glance), then {@code total:0=21,1=21,2=19}. Shards without a leader are not counted.
  */

@@ -3,7 +3,6 @@ package io.felix.broker.node;
 import io.felix.broker.config.BrokerSettings;
 
 import com.typesafe.config.Config;
-import io.felix.broker.assignment.AssignmentTable;
 import io.felix.broker.assignment.BrokerEndpoint;
 import io.felix.broker.control.AssignmentHolder;
 import io.felix.broker.node.ClusterSettings;
@@ -12,29 +11,19 @@ import io.felix.broker.node.JournalSchema;
 import io.felix.broker.node.JournalSettings;
 import io.felix.broker.node.NodeConfig;
 import io.felix.broker.control.PlacementController;
-import io.felix.broker.control.DirectoryProbe;
-import io.felix.broker.http.AdminRoutes;
 import io.felix.broker.http.AdminServer;
 import io.felix.broker.http.HttpSettings;
-import io.felix.broker.http.LeaderCommitOffsets;
-import io.felix.broker.metrics.BrokerMetrics;
-import io.felix.broker.shard.ReplicaDirectory;
-import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 import org.apache.pekko.actor.Address;
 import org.apache.pekko.actor.AddressFromURIString;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
-import org.apache.pekko.actor.typed.Props;
-import org.apache.pekko.actor.typed.SupervisorStrategy;
-import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.cluster.typed.Cluster;
-import org.apache.pekko.cluster.typed.ClusterSingleton;
 import org.apache.pekko.cluster.typed.Join;
 import org.apache.pekko.cluster.typed.JoinSeedNodes;
-import org.apache.pekko.cluster.typed.SingletonActor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -77,46 +66,25 @@ public final class BrokerNode implements AutoCloseable {
     HttpSettings httpSettings = HttpSettings.fromConfig(config);
     JournalSchema.ensure(JournalSettings.fromConfig(config));
 
-    ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), NodeConfig.SYSTEM_NAME, config);
-    DataPlane dataPlane = null;
+    CompletableFuture<BrokerGuardian.Started> starting = new CompletableFuture<>();
+    ActorSystem<Void> system = ActorSystem.create(
+        BrokerGuardian.create(settings, controlSettings, httpSettings, starting), NodeConfig.SYSTEM_NAME, config);
+    BrokerGuardian.Started started;
     try {
-      dataPlane = DataPlane.start(system);
-      ActorRef<ReplicaDirectory.Command> directory = dataPlane.directory();
-      ActorRef<PlacementController.Command> singleton = ClusterSingleton.get(system).init(
-          SingletonActor.of(
-              Behaviors.supervise(PlacementController.create(controlSettings, (context, listings) ->
-                      new DirectoryProbe(context, listings, controlSettings.replicaTimeout())))
-                  .onFailure(SupervisorStrategy.restartWithBackoff(Duration.ofMillis(200), Duration.ofSeconds(5), 0.2)),
-              "placement"));
-      BrokerMetrics metrics = BrokerMetrics.of(system);
-      Consumer<AssignmentTable> applyToReplicas = table -> {
-        directory.tell(new ReplicaDirectory.ApplyAssignments(table));
-        metrics.assignmentsApplied(table);
-      };
-      ActorRef<AssignmentHolder.Command> holder = system.systemActorOf(
-          AssignmentHolder.create(settings, singleton, controlSettings.registerInterval(), applyToReplicas),
-          "assignment-holder", Props.empty());
-      AdminRoutes routes = new AdminRoutes(system, singleton, holder, httpSettings, controlSettings,
-          new LeaderCommitOffsets(system, controlSettings.replicaTimeout()));
-      AdminServer admin = AdminServer.bind(system, httpSettings, routes);
-      BrokerEndpoint data = dataPlane.endpoint();
-      BrokerEndpoint endpoint = new BrokerEndpoint(settings.id(), settings.host(), data.clientPort(),
-          data.replicationPort(), admin.port());
-      holder.tell(new AssignmentHolder.Advertise(endpoint));
-
-      if (!clusterSettings.seedNodes().isEmpty()) {
-        List<Address> seeds = clusterSettings.seedNodes().stream().map(AddressFromURIString::parse).toList();
-        Cluster.get(system).manager().tell(new JoinSeedNodes(seeds));
-      }
-      log.info("Broker {} started: cluster address {}, admin port {}", settings.id(), address(system), admin.port());
-      return new BrokerNode(system, settings, dataPlane, singleton, holder, admin, endpoint);
-    } catch (RuntimeException e) {
-      if (dataPlane != null) {
-        dataPlane.close();
-      }
+      started = starting.get(60, TimeUnit.SECONDS);
+    } catch (Exception e) {
       system.terminate();
-      throw e;
+      Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+      throw cause instanceof RuntimeException r ? r : new IllegalStateException("the broker did not start: " + cause, cause);
     }
+    if (!clusterSettings.seedNodes().isEmpty()) {
+      List<Address> seeds = clusterSettings.seedNodes().stream().map(AddressFromURIString::parse).toList();
+      Cluster.get(system).manager().tell(new JoinSeedNodes(seeds));
+    }
+    log.info("Broker {} started: cluster address {}, admin port {}", settings.id(), address(system),
+        started.admin().port());
+    return new BrokerNode(system, settings, started.dataPlane(), started.singleton(), started.holder(),
+        started.admin(), started.endpoint());
   }
 
   private static Address address(ActorSystem<?> system) {
@@ -171,8 +139,7 @@ public final class BrokerNode implements AutoCloseable {
       return; // downed or already closed: the data plane released its resources on termination
     }
     admin.close();
-    dataPlane.close();
-    system.terminate();
+    system.terminate(); // the guardian's children stop first: every replica closes its log
     try {
       system.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
     } catch (Exception e) {

@@ -21,10 +21,10 @@ import java.nio.file.Files;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
-import org.apache.pekko.actor.typed.Props;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * transport, and the client listener. Settings come from {@code felix.broker}, {@code felix.log},
  * {@code felix.replication} and {@code felix.client-listener}.
  */
-public final class DataPlane implements AutoCloseable {
+public final class DataPlane {
   private static final Logger log = LoggerFactory.getLogger(DataPlane.class);
 
   private final ActorSystem<?> system;
@@ -47,7 +47,8 @@ public final class DataPlane implements AutoCloseable {
   private final ActorRef<ReplicaDirectory.Command> directory;
   private volatile boolean closed;
 
-  private DataPlane(ActorSystem<?> system) {
+  private DataPlane(ActorContext<?> guardian) {
+    ActorSystem<?> system = guardian.getSystem();
     this.system = system;
     Config config = system.settings().config();
     this.broker = BrokerSettings.fromConfig(config);
@@ -69,9 +70,9 @@ public final class DataPlane implements AutoCloseable {
     transportRef.set(transport);
     this.forwarder = new ProduceForwarder(system, transport, replication);
     forwarderRef.set(forwarder);
-    this.directory = system.systemActorOf(
+    this.directory = guardian.spawn(
         ReplicaDirectory.create(broker.dataDir(), logSettings, flusher, transport, replication, registry),
-        "felix-replica-directory", Props.empty());
+        "replica-directory");
     this.clientListener = ClientListener.start(system, listener, new ClientRequests(registry, forwarder, listener),
         broker.host(), broker.clientPort());
     system.getWhenTerminated().thenRun(this::releaseResources);
@@ -79,9 +80,42 @@ public final class DataPlane implements AutoCloseable {
         broker.dataDir(), broker.host(), clientListener.boundPort(), broker.host(), transport.boundPort());
   }
 
-  /** Starts the data plane in {@code system}; returns once both listeners are bound. */
-  public static DataPlane start(ActorSystem<?> system) {
-    return new DataPlane(system);
+  /**
+   * Starts the data plane under {@code guardian} (the ActorSystem's guardian, which owns the replica directory
+   * and so stops every replica, closing its log, when the system terminates); returns once both listeners are
+   * bound. The listeners, the transport and the flusher are released once the system has terminated, after the
+   * replicas stopped.
+   */
+  public static DataPlane start(ActorContext<?> guardian) {
+    return new DataPlane(guardian);
+  }
+
+  /**
+   * Starts an ActorSystem named {@code felix} (configured by {@code config} as a cluster node) whose guardian runs
+   * only a data plane, for tests and benchmarks of the data plane without the control plane. Terminating
+   * {@link #system()} stops it.
+   */
+  public static DataPlane startInOwnSystem(Config config) {
+    CompletableFuture<DataPlane> started = new CompletableFuture<>();
+    ActorSystem<Void> system = ActorSystem.create(Behaviors.setup(context -> {
+      try {
+        started.complete(start(context));
+      } catch (RuntimeException e) {
+        started.completeExceptionally(e);
+        throw e;
+      }
+      return Behaviors.empty();
+    }), NodeConfig.SYSTEM_NAME, config);
+    try {
+      return started.get(60, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      system.terminate();
+      throw new IllegalStateException("the data plane did not start: " + e.getMessage(), e);
+    }
+  }
+
+  public ActorSystem<?> system() {
+    return system;
   }
 
   /** This broker's addresses with the bound ports; adminPort is 0 (the admin API is not part of the data plane). */
@@ -110,23 +144,6 @@ public final class DataPlane implements AutoCloseable {
   /** Aborts this broker's replication connections as a network failure would (they reconnect). For tests. */
   public void abortReplicationConnections(String reason) {
     transport.abortConnections(reason);
-  }
-
-  /** Stops the listeners and every replica (closing its log); the ActorSystem keeps running. */
-  @Override
-  public void close() {
-    if (closed) {
-      return;
-    }
-    clientListener.close();
-    CompletableFuture<Done> stopped = new CompletableFuture<>();
-    directory.tell(new ReplicaDirectory.Shutdown(stopped));
-    try {
-      stopped.get(15, TimeUnit.SECONDS);
-    } catch (Exception e) {
-      log.warn("broker {}: replicas did not all stop within 15 s: {}", broker.id(), e.toString());
-    }
-    releaseResources();
   }
 
   private synchronized void releaseResources() {

@@ -4,7 +4,13 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
 import java.util.Set;
 
-/** The placement journal's database, from {@code felix.persistence}. */
+/**
+ * The placement journal's database, from {@code felix.persistence}.
+ *
+ * <p>An H2 file journal gets {@code WRITE_DELAY=0}: H2 otherwise writes committed transactions up to 500 ms later,
+ * so a SIGKILL of the process hosting the database would lose events the journal already acknowledged (and the
+ * singleton already acted on). A URL that asks for a write delay is refused.
+ */
 public record JournalSettings(
     String url, String user, String password, String driver, String profile, String schema, int maxConnections) {
 
@@ -14,12 +20,43 @@ public record JournalSettings(
     if (!url.startsWith("jdbc:")) {
       throw new ConfigException.BadValue("felix.persistence.url", "must be a JDBC URL, got " + url);
     }
+    if (isH2File(url)) {
+      String delay = h2Setting(url, "WRITE_DELAY");
+      if (delay == null) {
+        url = url + ";WRITE_DELAY=0";
+      } else if (!delay.equals("0")) {
+        throw new ConfigException.BadValue("felix.persistence.url", "WRITE_DELAY must be 0 (or left out) for an H2 "
+            + "file journal: with a delay, a killed process loses events already acknowledged; got WRITE_DELAY="
+            + delay);
+      }
+    }
     if (!SCHEMAS.contains(schema)) {
       throw new ConfigException.BadValue("felix.persistence.schema", "must be h2, postgres or empty, got " + schema);
     }
     if (maxConnections < 1) {
       throw new ConfigException.BadValue("felix.persistence.max-connections", "must be >= 1, got " + maxConnections);
     }
+  }
+
+  /** An H2 in-memory database lives inside one JVM: brokers in other processes cannot share it. */
+  public boolean inMemory() {
+    return url.startsWith("jdbc:h2:mem:");
+  }
+
+  private static boolean isH2File(String url) {
+    return url.startsWith("jdbc:h2:file:") || (url.startsWith("jdbc:h2:") && !url.startsWith("jdbc:h2:mem:")
+        && !url.startsWith("jdbc:h2:tcp:") && !url.startsWith("jdbc:h2:ssl:"));
+  }
+
+  /** The value of an H2 URL setting ({@code ;NAME=value}, case-insensitive name), null when absent. */
+  private static String h2Setting(String url, String name) {
+    for (String part : url.split(";")) {
+      int eq = part.indexOf('=');
+      if (eq > 0 && part.substring(0, eq).trim().equalsIgnoreCase(name)) {
+        return part.substring(eq + 1).trim();
+      }
+    }
+    return null;
   }
 
   public static JournalSettings fromConfig(Config config) {

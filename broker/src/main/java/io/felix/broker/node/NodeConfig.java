@@ -4,6 +4,7 @@ import io.felix.broker.control.ControlMessage;
 import io.felix.broker.control.FelixJacksonModule;
 
 import com.typesafe.config.Config;
+import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
 import io.felix.broker.config.BrokerSettings;
 import java.util.ArrayList;
@@ -35,6 +36,12 @@ public final class NodeConfig {
     BrokerSettings broker = BrokerSettings.fromConfig(full);
     ClusterSettings cluster = ClusterSettings.fromConfig(full);
     JournalSettings journal = JournalSettings.fromConfig(full);
+    if (journal.inMemory() && cluster.seedNodes().size() > 1) {
+      throw new ConfigException.BadValue("felix.persistence.url", "an in-memory journal (" + journal.url()
+          + ") lives inside one broker process, but " + cluster.seedNodes().size() + " seed nodes are configured: each"
+          + " broker would keep its own placement decisions. Use an H2 file shared by the brokers of one machine or"
+          + " PostgreSQL");
+    }
 
     List<String> modules = new ArrayList<>(full.getStringList("pekko.serialization.jackson.jackson-modules"));
     modules.add(FelixJacksonModule.class.getName());

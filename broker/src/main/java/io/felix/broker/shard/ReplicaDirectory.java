@@ -21,8 +21,6 @@ import java.util.Set;
 import java.util.Map;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-import java.util.concurrent.CompletableFuture;
-import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
@@ -42,12 +40,16 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
   public static final ServiceKey<Command> SERVICE_KEY = ServiceKey.create(Command.class, "felix-replica-directory");
 
   public sealed interface Command
-      permits ApplyAssignments, FenceShard, DescribeReplica, ReplicaStopped, Respawn, StopReplicaUnretired, Shutdown {}
+      permits ApplyAssignments, FenceShard, DescribeReplica, ReplicaStopped, Respawn, StopReplicaUnretired {}
 
   /** Ignored unless {@code table.version} is newer than the table held. */
   public record ApplyAssignments(AssignmentTable table) implements Command, ControlMessage {}
 
-  /** The replica adopts {@code newEpoch} as its fence and replies with its status (see CONTRACT.md). */
+  /**
+   * The replica adopts {@code newEpoch} as its fence (a fenced leader takes no more appends but keeps serving its
+   * log, and the replica will not lead at an epoch below the fence) and replies with its status: its last epoch
+   * and log end are what the control plane's failover round compares.
+   */
   public record FenceShard(ShardId id, long newEpoch, ActorRef<ReplicaStatus> replyTo) implements Command, ControlMessage {}
 
   public record DescribeReplica(ShardId id, ActorRef<ReplicaStatus> replyTo) implements Command, ControlMessage {}
@@ -60,9 +62,6 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
   /** Test hook, local only: stops a replica actor without retiring it, the way an exception in it does. */
   record StopReplicaUnretired(ShardId id) implements Command {}
 
-  /** Local only: stop every replica (closing its log) and complete once all have stopped. */
-  public record Shutdown(CompletableFuture<Done> done) implements Command {}
-
   private final int brokerId;
   private final Path dataDir;
   private final LogSettings logSettings;
@@ -71,9 +70,6 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
   private final ReplicationSettings settings;
   private final ReplicaRegistry registry;
   private final Map<ShardId, ActorRef<ShardReplica.Command>> replicas = new HashMap<>();
-  /** Every replica actor not yet terminated, retired ones included (their logs may still be open). */
-  private final Set<ActorRef<ShardReplica.Command>> live = new HashSet<>();
-  private CompletableFuture<Done> shuttingDown;
   private long spawned;
   /** How long a replica that stopped on a failure stays down before it is started again. */
   private static final Duration RESPAWN_BACKOFF = Duration.ofSeconds(1);
@@ -112,14 +108,13 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
         .onMessage(ReplicaStopped.class, this::onReplicaStopped)
         .onMessage(Respawn.class, this::onRespawn)
         .onMessage(StopReplicaUnretired.class, this::onStopReplicaUnretired)
-        .onMessage(Shutdown.class, this::onShutdown)
         .build();
   }
 
   private Behavior<Command> onApply(ApplyAssignments apply) {
     AssignmentTable table = apply.table();
     long held = registry.table().version();
-    if (table.version() <= held || shuttingDown != null) {
+    if (table.version() <= held) {
       getContext().getLog().debug("broker {} ignores assignment table v{} (holds v{})", brokerId, table.version(), held);
       return this;
     }
@@ -161,7 +156,6 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
         "replica-" + directoryName(a.id()) + "-" + (++spawned));
     getContext().watchWith(replica, new ReplicaStopped(a.id(), replica));
     replicas.put(a.id(), replica);
-    live.add(replica);
     registry.put(a.id(), replica);
   }
 
@@ -222,13 +216,12 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
   }
 
   private Behavior<Command> onReplicaStopped(ReplicaStopped stopped) {
-    live.remove(stopped.replica());
     if (replicas.get(stopped.id()) == stopped.replica()) {
       // Stopped without being retired: it failed. Tables are re-pushed with the same version, which is ignored, so
       // waiting for a table would leave the shard unserved here: start it again after a pause instead.
       replicas.remove(stopped.id());
       registry.remove(stopped.id());
-      if (shuttingDown == null && hostedInHeldTable(stopped.id()) != null) {
+      if (hostedInHeldTable(stopped.id()) != null) {
         getContext().getLog().warn("replica {} on broker {} stopped without being retired (it failed): starting it "
             + "again in {} ms", stopped.id(), brokerId, RESPAWN_BACKOFF.toMillis());
         getContext().scheduleOnce(RESPAWN_BACKOFF, getContext().getSelf(), new Respawn(stopped.id()));
@@ -237,16 +230,15 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
             + "table v{} no longer has it hosted here", stopped.id(), brokerId, registry.table().version());
       }
     }
-    completeShutdownIfDone();
     return this;
   }
 
   private Behavior<Command> onRespawn(Respawn respawn) {
     // In the meantime a newer table may have retired the shard, or started it again itself.
     ShardAssignment a = hostedInHeldTable(respawn.id());
-    if (shuttingDown != null || replicas.containsKey(respawn.id()) || a == null) {
+    if (replicas.containsKey(respawn.id()) || a == null) {
       getContext().getLog().info("broker {} does not restart replica {}: {}", brokerId, respawn.id(),
-          shuttingDown != null ? "shutting down" : a == null ? "table v" + registry.table().version()
+          a == null ? "table v" + registry.table().version()
               + " no longer has it hosted here" : "a newer table started it already");
       return this;
     }
@@ -268,23 +260,6 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
   private ShardAssignment hostedInHeldTable(ShardId id) {
     ShardAssignment a = registry.table().shards().get(id);
     return a != null && a.hostedBy(brokerId) ? a : null;
-  }
-
-  private Behavior<Command> onShutdown(Shutdown shutdown) {
-    shuttingDown = shutdown.done();
-    for (Map.Entry<ShardId, ActorRef<ShardReplica.Command>> e : replicas.entrySet()) {
-      registry.remove(e.getKey());
-      e.getValue().tell(new ShardReplica.Retire(false));
-    }
-    replicas.clear();
-    completeShutdownIfDone();
-    return this;
-  }
-
-  private void completeShutdownIfDone() {
-    if (shuttingDown != null && live.isEmpty()) {
-      shuttingDown.complete(Done.getInstance());
-    }
   }
 
   /** A file-system-safe, unique directory (and actor) name for a shard. */

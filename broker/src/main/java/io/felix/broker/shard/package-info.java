@@ -1,7 +1,8 @@
 /**
  * Shard replicas: one {@link io.felix.broker.shard.ShardReplica} actor per replica on this broker, started,
  * re-roled and retired by the broker's {@link io.felix.broker.shard.ReplicaDirectory} from the assignment tables
- * the control plane pushes (CONTRACT.md).
+ * the control plane pushes. A table is applied only if its version is newer than the one held: each replica it
+ * lists for this broker is started or re-assigned, and each replica it no longer lists is retired.
  *
  * <h2>Message flow of one produce (quorum acks, cluster mode)</h2>
  * <ol>

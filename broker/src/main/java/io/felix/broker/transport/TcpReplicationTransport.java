@@ -36,7 +36,8 @@ import org.slf4j.LoggerFactory;
  * {@link ReplicationTransport} over Pekko Streams TCP: {@code Tcp().bind} for peers that dial us, one outgoing
  * connection to every peer with a higher id, each with a bounded send queue (frames are dropped when it is full)
  * and a reconnect loop with exponential backoff. The socket write buffer comes from
- * {@code pekko.stream.materializer.io.tcp.write-buffer-size} (128 KiB in reference.conf, measured in STACK.md).
+ * {@code pekko.stream.materializer.io.tcp.write-buffer-size} (128 KiB in reference.conf; the comment there gives
+ * the measurement behind it).
  *
  * <p>Frame: 4-byte big-endian length, then one ReplicationFrame. The first frame of a dialled connection is a
  * PeerHello naming the dialler. A frame over max-frame-size fails only that connection (it reconnects).

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** Three brokers, streams created over the admin API in the design note's benchmark order. */
+/** Three brokers, streams created over the admin API in the benchmark order of docs/placement.md. */
 @Timeout(value = 3, unit = java.util.concurrent.TimeUnit.MINUTES) // a hung cluster fails, never stalls CI
 class StreamPlacementClusterTest {
 

@@ -5,7 +5,8 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * {@code loadgen bench placement [options]}: the design note's benchmark (see {@link PlacementBench}).
+ * {@code loadgen bench placement [options]}: the placement benchmark of docs/placement.md (see
+ * {@link PlacementBench}).
  *
  * <pre>
  *   --strategy cluster-share|stream-aware|both   (default both: cluster-share first, then stream-aware)

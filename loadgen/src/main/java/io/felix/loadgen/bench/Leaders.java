@@ -13,7 +13,7 @@ import java.util.TreeMap;
 
 /**
  * Who leads which shard, read from {@code GET /v1/streams/{name}}: per stream, shard number to leader broker.
- * Formats counts in the design note's form ({@code perf-quorum:0=1,1=1,2=10}).
+ * Formats counts as {@code GET /v1/replication-status} prints them ({@code perf-quorum:0=1,1=1,2=10}).
  */
 record Leaders(Map<String, Map<Integer, Integer>> byStream, List<Integer> brokers) {
 

@@ -12,7 +12,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The design note's benchmark ("What we saw"), on a local cluster this bench starts itself: three brokers,
+ * The placement benchmark of docs/placement.md, on a local cluster this bench starts itself: three brokers,
  * replication factor 3, other streams filling two brokers to their share of leaders, then a 12-shard stream
  * created and recreated three times, and a load against it; once per placement strategy.
  *

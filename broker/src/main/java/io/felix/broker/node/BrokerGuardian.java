@@ -1,0 +1,81 @@
+package io.felix.broker.node;
+
+import io.felix.broker.assignment.AssignmentTable;
+import io.felix.broker.assignment.BrokerEndpoint;
+import io.felix.broker.config.BrokerSettings;
+import io.felix.broker.control.AssignmentHolder;
+import io.felix.broker.control.ControlSettings;
+import io.felix.broker.control.DirectoryProbe;
+import io.felix.broker.control.PlacementController;
+import io.felix.broker.http.AdminRoutes;
+import io.felix.broker.http.AdminServer;
+import io.felix.broker.http.HttpSettings;
+import io.felix.broker.http.LeaderCommitOffsets;
+import io.felix.broker.metrics.BrokerMetrics;
+import io.felix.broker.shard.ReplicaDirectory;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.SupervisorStrategy;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.cluster.typed.ClusterSingleton;
+import org.apache.pekko.cluster.typed.SingletonActor;
+
+/**
+ * The guardian of a broker's ActorSystem: it creates the broker's actors as its children (the data plane's
+ * replica directory, the assignment holder) and starts the placement singleton, the admin server and the
+ * listeners. Terminating the system therefore stops every replica (closing its log) before the data plane
+ * releases its listeners and flusher, with no shutdown protocol of our own.
+ */
+final class BrokerGuardian {
+
+  /** What the started broker exposes to {@link BrokerNode}. */
+  record Started(DataPlane dataPlane, ActorRef<PlacementController.Command> singleton,
+      ActorRef<AssignmentHolder.Command> holder, AdminServer admin, BrokerEndpoint endpoint) {}
+
+  private BrokerGuardian() {}
+
+  /** {@code started} completes once every listener is bound, or exceptionally (the system then stops). */
+  static Behavior<Void> create(BrokerSettings broker, ControlSettings control, HttpSettings http,
+      CompletableFuture<Started> started) {
+    return Behaviors.setup(context -> {
+      try {
+        started.complete(start(context, broker, control, http));
+      } catch (RuntimeException e) {
+        started.completeExceptionally(e);
+        throw e;
+      }
+      return Behaviors.empty();
+    });
+  }
+
+  private static Started start(ActorContext<Void> context, BrokerSettings broker, ControlSettings control,
+      HttpSettings http) {
+    DataPlane dataPlane = DataPlane.start(context);
+    ActorRef<ReplicaDirectory.Command> directory = dataPlane.directory();
+    ActorRef<PlacementController.Command> singleton = ClusterSingleton.get(context.getSystem()).init(
+        SingletonActor.of(
+            Behaviors.supervise(PlacementController.create(control, (singletonContext, listings) ->
+                    new DirectoryProbe(singletonContext, listings, control.replicaTimeout())))
+                .onFailure(SupervisorStrategy.restartWithBackoff(Duration.ofMillis(200), Duration.ofSeconds(5), 0.2)),
+            "placement"));
+    BrokerMetrics metrics = BrokerMetrics.of(context.getSystem());
+    Consumer<AssignmentTable> applyToReplicas = table -> {
+      directory.tell(new ReplicaDirectory.ApplyAssignments(table));
+      metrics.assignmentsApplied(table);
+    };
+    ActorRef<AssignmentHolder.Command> holder = context.spawn(
+        AssignmentHolder.create(broker, singleton, control.registerInterval(), applyToReplicas), "assignment-holder");
+    AdminRoutes routes = new AdminRoutes(context.getSystem(), singleton, holder, http, control,
+        new LeaderCommitOffsets(context.getSystem(), control.replicaTimeout()));
+    AdminServer admin = AdminServer.bind(context.getSystem(), http, routes);
+    BrokerEndpoint data = dataPlane.endpoint();
+    BrokerEndpoint endpoint = new BrokerEndpoint(broker.id(), broker.host(), data.clientPort(),
+        data.replicationPort(), admin.port());
+    holder.tell(new AssignmentHolder.Advertise(endpoint));
+    return new Started(dataPlane, singleton, holder, admin, endpoint);
+  }
+}

@@ -34,8 +34,9 @@ public final class LocalCluster implements AutoCloseable {
   private static final String HOST = "127.0.0.1";
   private static final int[] PORT_BASES = {18080, 19090, 19190, 25520}; // admin, client, replication, cluster
   private static final int ATTEMPTS = 5;
-  private static final Duration UP_TIMEOUT = Duration.ofMinutes(5);
-  private static final Duration COMMAND_TIMEOUT = Duration.ofMinutes(3);
+  // Only a backstop against a hung script: bin/felix bounds each of its waits (FELIX_READY_TIMEOUT per broker), and
+  // a caller that raises those must not be cut short here.
+  private static final Duration COMMAND_TIMEOUT = Duration.ofMinutes(15);
 
   /** {@code bin/felix} failed; {@link #exitStatus()} tells why ({@link #PORT_TAKEN}: a port was taken). */
   public static final class LauncherException extends IOException {
@@ -81,7 +82,7 @@ public final class LocalCluster implements AutoCloseable {
       cluster.portOffset = attempt == 1 && configured != null && !configured.isBlank()
           ? Integer.parseInt(configured.trim()) : freeOffset(brokers);
       try {
-        cluster.run(UP_TIMEOUT, args.toArray(String[]::new));
+        cluster.run(args.toArray(String[]::new));
         return cluster;
       } catch (IOException | InterruptedException | RuntimeException e) {
         cluster.closeAfter(e);
@@ -114,10 +115,6 @@ public final class LocalCluster implements AutoCloseable {
 
   /** Runs {@code bin/felix ARGS} on this cluster; returns its output, throwing with it on a non-zero exit. */
   public String run(String... args) throws IOException, InterruptedException {
-    return run(COMMAND_TIMEOUT, args);
-  }
-
-  private String run(Duration timeout, String... args) throws IOException, InterruptedException {
     List<String> command = new ArrayList<>(List.of("bash", script.toString()));
     command.addAll(List.of(args));
     Path out = Files.createTempFile("felix-launcher-", ".log");
@@ -132,9 +129,9 @@ public final class LocalCluster implements AutoCloseable {
       builder.environment().putAll(env);
       Process p = builder.start();
       String what = "bin/felix " + String.join(" ", args);
-      if (!p.waitFor(timeout.toSeconds(), TimeUnit.SECONDS)) {
+      if (!p.waitFor(COMMAND_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
         p.destroyForcibly();
-        throw new IOException(what + " did not finish in " + timeout.toSeconds() + " s:\n" + Files.readString(out));
+        throw new IOException(what + " did not finish in " + COMMAND_TIMEOUT.toSeconds() + " s:\n" + Files.readString(out));
       }
       String output = Files.readString(out);
       if (p.exitValue() != 0) {

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.google.protobuf.ByteString;
 import io.felix.broker.assignment.ShardAssignment;
 import io.felix.broker.assignment.ShardId;
+import io.felix.broker.shard.ReplicaRole;
 import io.felix.broker.shard.ReplicaStatus;
 import io.felix.client.ClientMode;
 import io.felix.client.ClientSettings;
@@ -312,7 +313,7 @@ class DataPlaneClusterTest {
       }
       TestBrokers.await("the learner holds the leader's log", Duration.ofSeconds(20),
           () -> brokers.describe(2, id).logEndOffset() == 10);
-      assertEquals("learner", brokers.describe(2, id).role());
+      assertEquals(ReplicaRole.LEARNER, brokers.describe(2, id).role());
 
       brokers.fence(1, id, 2); // the only other voter stops following epoch 1
       Response r = raw.call(Request.newBuilder().setProduce(ProduceRequest.newBuilder().setStream("learners")
@@ -378,7 +379,7 @@ class DataPlaneClusterTest {
       assertEquals(ErrorCode.NOT_LEADER, refused.getError().getCode(), "a leader that saw epoch 5 takes no appends");
       assertTrue(refused.getError().getNotAppended());
       ReplicaStatus status = brokers.describe(0, id);
-      assertEquals("fenced", status.role());
+      assertEquals(ReplicaRole.FENCED, status.role());
       assertEquals(ok.getProduce().getBaseOffset() + 1, status.logEndOffset(), "the refused batch was not appended");
     }
   }

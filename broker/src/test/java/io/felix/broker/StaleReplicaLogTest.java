@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.felix.broker.assignment.AssignmentTable;
 import io.felix.broker.assignment.ShardAssignment;
 import io.felix.broker.assignment.ShardId;
+import io.felix.broker.shard.ReplicaRole;
 import io.felix.broker.shard.ReplicaStatus;
 import io.felix.client.ClientSettings;
 import io.felix.client.FelixClient;
@@ -60,7 +61,7 @@ class StaleReplicaLogTest {
       assertTrue(Files.exists(data.resolve("felix-journal.mv.db")));
       assertTrue(Files.exists(data.resolve("looks-like-a-log-7")));
       TestBrokers.await("broker 0 serves " + KEPT + " again", Duration.ofSeconds(20),
-          () -> brokers.describe(0, KEPT).role().equals("leader"));
+          () -> brokers.describe(0, KEPT).role() == ReplicaRole.LEADER);
       assertEquals(4, brokers.describe(0, KEPT).logEndOffset(), "its 3 records and the marker of epoch 2");
       assertEquals(2, brokers.describe(0, LEARNED).logEndOffset());
       assertEquals(ReplicaStatus.notHosted(DROPPED, 0), brokers.describe(0, DROPPED));

@@ -1,5 +1,6 @@
 package io.felix.broker.assignment;
 
+import io.felix.broker.wire.ControlMessage;
 import java.util.Collections;
 import java.util.Map;
 import java.util.Optional;
@@ -11,13 +12,15 @@ import java.util.TreeMap;
  * Brokers use it for client metadata, for forwarding in plain mode and to start, stop and re-role their own
  * replicas. A broker ignores a table whose version is not newer than the one it holds.
  *
+ * <p>Crosses Artery bare as the answer to a {@code GetTable}, besides inside the singleton's pushes.
+ *
  * @param streams the shard count of every stream, so that an unknown stream and an unknown shard differ
  */
 public record AssignmentTable(
     long version,
     Map<Integer, BrokerEndpoint> brokers,
     Map<String, Integer> streams,
-    SortedMap<ShardId, ShardAssignment> shards) {
+    SortedMap<ShardId, ShardAssignment> shards) implements ControlMessage {
 
   public static final AssignmentTable EMPTY =
       new AssignmentTable(0, Map.of(), Map.of(), Collections.emptySortedMap());

@@ -3,6 +3,7 @@ package io.felix.broker.control;
 import io.felix.broker.config.BrokerSettings;
 import io.felix.broker.assignment.AssignmentTable;
 import io.felix.broker.assignment.BrokerEndpoint;
+import io.felix.broker.wire.ControlMessage;
 import java.time.Duration;
 import java.util.function.Consumer;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -25,16 +26,17 @@ public final class AssignmentHolder extends AbstractBehavior<AssignmentHolder.Co
 
   public static final ServiceKey<Command> SERVICE_KEY = ServiceKey.create(Command.class, "felix-assignment-holder");
 
-  public sealed interface Command extends ControlMessage {}
+  /** Reachable from every broker through the Receptionist: all but the timer carry {@link ControlMessage}. */
+  public sealed interface Command {}
 
   /** A table from the singleton. */
-  public record Publish(AssignmentTable table) implements Command {}
+  public record Publish(AssignmentTable table) implements Command, ControlMessage {}
 
-  /** The broker's endpoints, once its listeners are bound. Local only. */
-  public record Advertise(BrokerEndpoint endpoint) implements Command {}
+  /** The broker's endpoints, once its listeners are bound. */
+  public record Advertise(BrokerEndpoint endpoint) implements Command, ControlMessage {}
 
-  /** Local only. */
-  public record GetTable(ActorRef<AssignmentTable> replyTo) implements Command {}
+  /** Answered with the table held. */
+  public record GetTable(ActorRef<AssignmentTable> replyTo) implements Command, ControlMessage {}
 
   private enum RegisterTick implements Command { INSTANCE }
 

@@ -1,5 +1,7 @@
 package io.felix.broker.control;
 
+import io.felix.broker.wire.ControlMessage;
+
 /** The singleton's answer to an operator command: done (with a short description) or rejected with a reason. */
 public sealed interface ControlReply extends ControlMessage {
 

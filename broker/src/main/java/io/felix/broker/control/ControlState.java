@@ -25,7 +25,8 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
- * The placement singleton's state: a pure fold of {@link PlacementEvent}s, also its snapshot (Jackson CBOR).
+ * The placement singleton's state: a pure fold of {@link PlacementEvent}s, also its snapshot (Jackson CBOR, see
+ * {@link JournalRecord}); it crosses Artery only inside a {@link ControlView}.
  * Every event bumps {@code tableVersion}, so the table a restarted singleton pushes is never older than one
  * any broker already holds. Learners are not kept in {@code shards}: they are the staged moves in flight.
  */
@@ -37,7 +38,7 @@ public record ControlState(
     List<MoveRecord> recentMoves,
     boolean paused,
     long tableVersion,
-    long nextMoveId) implements ControlMessage {
+    long nextMoveId) implements JournalRecord {
 
   /** Finished moves kept in the state (the admin API may show fewer). */
   static final int RECENT_MOVES_KEPT = 100;

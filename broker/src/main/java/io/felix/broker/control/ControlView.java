@@ -1,5 +1,6 @@
 package io.felix.broker.control;
 
+import io.felix.broker.wire.ControlMessage;
 import java.util.List;
 
 /**

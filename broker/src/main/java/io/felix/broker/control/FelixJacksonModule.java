@@ -10,8 +10,9 @@ import io.felix.broker.assignment.ShardId;
 import java.io.IOException;
 
 /**
- * Lets {@link ShardId} be a JSON/CBOR map key ("stream/shard"), so assignment tables and the placement state
- * serialize as they are. Registered with Pekko's Jackson serializers in {@link NodeConfig}.
+ * Lets {@link ShardId} be a CBOR map key ("stream/shard"), so the journal's events and the placement state
+ * snapshot ({@link JournalRecord}) serialize as they are. Registered with Pekko's Jackson serializers in
+ * {@code io.felix.broker.node.NodeConfig}.
  */
 public final class FelixJacksonModule extends SimpleModule {
 

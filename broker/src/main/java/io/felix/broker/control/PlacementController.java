@@ -11,6 +11,7 @@ import io.felix.broker.control.PlacementEvent.MoveCompleted;
 import io.felix.broker.control.PlacementEvent.ShardPlaced;
 import io.felix.broker.control.ReplicaProbe.ReplicaReport;
 import io.felix.broker.metrics.BrokerMetrics;
+import io.felix.broker.wire.ControlMessage;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -55,29 +56,38 @@ public final class PlacementController
 
   public static final String PERSISTENCE_ID = "felix-placement";
 
-  public sealed interface Command extends ControlMessage {}
+  /**
+   * The commands any broker may send (through its singleton proxy) cross Artery and so carry the
+   * {@link ControlMessage} marker; the rest (timers, adapters, {@link ReplicaAnswered}) never leave this broker.
+   */
+  public sealed interface Command {}
 
   /** A broker's endpoints, zone and cap (sent by its holder until a table lists it). */
-  public record RegisterBroker(int brokerId, String zone, int maxShards, BrokerEndpoint endpoint) implements Command {}
+  public record RegisterBroker(int brokerId, String zone, int maxShards, BrokerEndpoint endpoint)
+      implements Command, ControlMessage {}
 
   public record CreateStream(String name, int shards, int replicationFactor, ActorRef<ControlReply> replyTo)
-      implements Command {}
+      implements Command, ControlMessage {}
 
-  public record DeleteStream(String name, ActorRef<ControlReply> replyTo) implements Command {}
+  public record DeleteStream(String name, ActorRef<ControlReply> replyTo) implements Command, ControlMessage {}
 
-  public record DrainBroker(int brokerId, ActorRef<ControlReply> replyTo) implements Command {}
+  public record DrainBroker(int brokerId, ActorRef<ControlReply> replyTo) implements Command, ControlMessage {}
 
-  public record RemoveBroker(int brokerId, ActorRef<ControlReply> replyTo) implements Command {}
+  public record RemoveBroker(int brokerId, ActorRef<ControlReply> replyTo) implements Command, ControlMessage {}
 
-  public record PausePlacement(ActorRef<ControlReply> replyTo) implements Command {}
+  public record PausePlacement(ActorRef<ControlReply> replyTo) implements Command, ControlMessage {}
 
-  public record ResumePlacement(ActorRef<ControlReply> replyTo) implements Command {}
+  public record ResumePlacement(ActorRef<ControlReply> replyTo) implements Command, ControlMessage {}
 
-  public record StartMove(String stream, int shard, int to, ActorRef<ControlReply> replyTo) implements Command {}
+  public record StartMove(String stream, int shard, int to, ActorRef<ControlReply> replyTo)
+      implements Command, ControlMessage {}
 
-  public record GetView(ActorRef<ControlView> replyTo) implements Command {}
+  public record GetView(ActorRef<ControlView> replyTo) implements Command, ControlMessage {}
 
-  /** A replica's answer to a fence ({@code fenceEpoch} > 0) or describe; {@code report} null when it failed. */
+  /**
+   * A replica's answer to a fence ({@code fenceEpoch} > 0) or describe; {@code report} null when it failed. Local
+   * only: the singleton's own ask adapter builds it from the {@code ReplicaStatus} that crossed Artery.
+   */
   public record ReplicaAnswered(int brokerId, ShardId shard, long fenceEpoch, ReplicaReport report) implements Command {}
 
   private record PlacementTick(String trigger) implements Command {}

@@ -7,9 +7,9 @@ import java.util.List;
 /**
  * What the placement singleton decided, in the past tense. The singleton's state is a fold of these
  * ({@link ControlState#apply}), so a singleton restarted on another broker recovers exactly what was decided.
- * Stored with Jackson CBOR (see {@link ControlMessage}); add fields only with defaults, never rename.
+ * Stored with Jackson CBOR (see {@link JournalRecord}); add fields only with defaults, never rename.
  */
-public sealed interface PlacementEvent extends ControlMessage {
+public sealed interface PlacementEvent extends JournalRecord {
 
   /** A broker announced itself (first time, or again with changed endpoints, zone or cap). */
   record BrokerJoined(int brokerId, String zone, int maxShards, BrokerEndpoint endpoint) implements PlacementEvent {}

@@ -1,6 +1,7 @@
 package io.felix.broker.control;
 
 import io.felix.broker.assignment.ShardId;
+import io.felix.broker.shard.ReplicaRole;
 
 /**
  * How the placement singleton reaches one broker's replicas (its data plane directory): fence a shard at an
@@ -24,7 +25,7 @@ public interface ReplicaProbe {
    * @param lastEpoch epoch of the last batch in its log (-1 when empty)
    * @param logEndOffset the next offset its log would assign
    */
-  record ReplicaReport(ShardId shard, int brokerId, boolean hosted, String role, long lastEpoch, long logEndOffset,
+  record ReplicaReport(ShardId shard, int brokerId, boolean hosted, ReplicaRole role, long lastEpoch, long logEndOffset,
       long commitOffset, boolean failed) {
 
     /** Holds at least what {@code other} holds: a later last epoch, or the same one and a log end as far. */

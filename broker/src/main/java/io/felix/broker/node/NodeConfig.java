@@ -1,7 +1,7 @@
 package io.felix.broker.node;
 
-import io.felix.broker.control.ControlMessage;
 import io.felix.broker.control.FelixJacksonModule;
+import io.felix.broker.control.JournalRecord;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
@@ -15,7 +15,8 @@ import java.util.Map;
  * Derives the Pekko settings of a broker node from the {@code felix} section, so that one Felix key governs
  * each concern: cluster provider and Artery TCP on the broker's host, the broker's id as a cluster role, the
  * Split Brain Resolver (keep-majority, never auto-down), the failure detector, the JDBC journal with its
- * replay filter set to fail on a second writer, and Jackson CBOR for control-plane messages.
+ * replay filter set to fail on a second writer, and Jackson CBOR for what that journal stores (the
+ * {@link JournalRecord}s). Messages crossing Artery are protobuf, bound in reference.conf.
  * Explicit {@code pekko.*} settings in the user's config win over the derived ones.
  */
 public final class NodeConfig {
@@ -83,7 +84,7 @@ public final class NodeConfig {
     derived.put(db + "db.minConnections", 1);
 
     derived.put("pekko.serialization.jackson.jackson-modules", modules);
-    derived.put("pekko.actor.serialization-bindings.\"" + ControlMessage.class.getName() + "\"", "jackson-cbor");
+    derived.put("pekko.actor.serialization-bindings.\"" + JournalRecord.class.getName() + "\"", "jackson-cbor");
 
     Config derivedConfig = ConfigFactory.parseMap(derived, "derived from felix.*");
     return explicitPekko.withFallback(derivedConfig).withFallback(full).resolve();

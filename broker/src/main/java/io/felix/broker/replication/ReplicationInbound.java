@@ -2,7 +2,7 @@ package io.felix.broker.replication;
 
 import io.felix.broker.client.RecordListCheck;
 
-import io.felix.broker.shard.ControlMessageSerializer;
+import io.felix.broker.shard.ShardRefs;
 
 import io.felix.broker.shard.RecordListSummary;
 
@@ -48,7 +48,7 @@ public final class ReplicationInbound implements ReplicationTransport.Inbound {
   public void onFrame(int fromBroker, ReplicationFrame frame) {
     switch (frame.getBodyCase()) {
       case FETCH: {
-        ShardId id = ControlMessageSerializer.id(frame.getFetch().getShard());
+        ShardId id = ShardRefs.toId(frame.getFetch().getShard());
         Optional<ActorRef<ShardReplica.Command>> replica = registry.replica(id);
         if (replica.isPresent()) {
           replica.get().tell(new ShardReplica.FollowerFetch(fromBroker, frame.getFetch()));
@@ -60,7 +60,7 @@ public final class ReplicationInbound implements ReplicationTransport.Inbound {
         break;
       }
       case FETCH_RESULT:
-        registry.replica(ControlMessageSerializer.id(frame.getFetchResult().getShard())).ifPresent(r ->
+        registry.replica(ShardRefs.toId(frame.getFetchResult().getShard())).ifPresent(r ->
             r.tell(new ShardReplica.FetchResultArrived(fromBroker, frame.getFetchResult())));
         break;
       case FORWARD_PRODUCE:

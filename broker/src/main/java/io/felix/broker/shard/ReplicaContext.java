@@ -55,7 +55,7 @@ final class ReplicaContext {
     transport.send(broker, frame);
   }
 
-  ReplicaStatus status(String role, boolean failed) {
+  ReplicaStatus status(ReplicaRole role, boolean failed) {
     return new ReplicaStatus(id, brokerId, true, role, log.lastEpoch(), log.logEndOffset(), commitOffset, failed);
   }
 }

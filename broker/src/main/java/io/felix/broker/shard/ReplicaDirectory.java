@@ -7,6 +7,7 @@ import io.felix.broker.log.FlushScheduler;
 import io.felix.broker.log.LogSettings;
 import io.felix.broker.transport.ReplicationSettings;
 import io.felix.broker.transport.ReplicationTransport;
+import io.felix.broker.wire.ControlMessage;
 import java.io.IOException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;

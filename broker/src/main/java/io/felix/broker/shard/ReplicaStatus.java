@@ -1,22 +1,23 @@
 package io.felix.broker.shard;
 
 import io.felix.broker.assignment.ShardId;
+import io.felix.broker.wire.ControlMessage;
 
 /**
  * What one broker's replica of a shard holds, as the control plane needs it to fence and promote.
  *
- * @param hosted false when the broker has no replica of the shard (then the numbers are meaningless: -1 / 0)
- * @param role "leader", "follower", "learner", "fenced" or "none"
+ * @param hosted false when the broker has no replica of the shard (then the role is NONE and the numbers are
+ *     meaningless: -1 / 0)
  * @param lastEpoch epoch of the last batch in the local log, -1 when the log is empty (KIP-101 style)
  * @param logEndOffset the next offset the local log would assign
  * @param commitOffset the highest commit offset (high watermark) this replica knows of
  * @param failed true when the replica's log is corrupt and it serves nothing
  */
 public record ReplicaStatus(
-    ShardId id, int brokerId, boolean hosted, String role, long lastEpoch, long logEndOffset, long commitOffset,
+    ShardId id, int brokerId, boolean hosted, ReplicaRole role, long lastEpoch, long logEndOffset, long commitOffset,
     boolean failed) implements ControlMessage {
 
   public static ReplicaStatus notHosted(ShardId id, int brokerId) {
-    return new ReplicaStatus(id, brokerId, false, "none", -1, 0, 0, false);
+    return new ReplicaStatus(id, brokerId, false, ReplicaRole.NONE, -1, 0, 0, false);
   }
 }

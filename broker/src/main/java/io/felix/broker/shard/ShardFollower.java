@@ -107,11 +107,11 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
     return canFetch() ? assignment.leader() : -1;
   }
 
-  private String role() {
+  private ReplicaRole role() {
     if (!canFetch() && assignment.leaderEpoch() < ctx.fenceEpoch) {
-      return "fenced";
+      return ReplicaRole.FENCED;
     }
-    return isLearner() ? "learner" : "follower";
+    return isLearner() ? ReplicaRole.LEARNER : ReplicaRole.FOLLOWER;
   }
 
   private void sendFetch() {
@@ -129,7 +129,7 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
   private ReplicaFetch.Builder fetch() {
     reportedStored = ctx.log.storedOffset();
     return ReplicaFetch.newBuilder()
-        .setShard(ControlMessageSerializer.ref(ctx.id)).setLeaderEpoch(assignment.leaderEpoch())
+        .setShard(ShardRefs.toRef(ctx.id)).setLeaderEpoch(assignment.leaderEpoch())
         .setFollowerId(ctx.brokerId).setFetchOffset(ctx.log.logEndOffset()).setLastFetchedEpoch(ctx.log.lastEpoch())
         .setDurableOffset(reportedStored).setMaxBytes(ctx.settings.fetchMaxBytes()).setFetchId(fetchId);
   }

@@ -87,7 +87,7 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
         .onMessage(ShardReplica.Assign.class, this::onAssign)
         .onMessage(ShardReplica.Fence.class, this::onFence)
         .onMessage(ShardReplica.Describe.class, d -> {
-          d.replyTo().tell(ctx.status(fenced ? "fenced" : "leader", false));
+          d.replyTo().tell(ctx.status(fenced ? ReplicaRole.FENCED : ReplicaRole.LEADER, false));
           return this;
         })
         .onMessage(ShardReplica.Retire.class, r -> {
@@ -227,7 +227,7 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
     if (f.newEpoch() > epoch) {
       fence("fenced at epoch " + f.newEpoch());
     }
-    f.replyTo().tell(ctx.status(fenced ? "fenced" : "leader", false));
+    f.replyTo().tell(ctx.status(fenced ? ReplicaRole.FENCED : ReplicaRole.LEADER, false));
     return this;
   }
 

@@ -168,11 +168,11 @@ public final class ShardReplica {
   private static Behavior<Command> failed(ShardId id, int brokerId, String why) {
     return Behaviors.receive(Command.class)
         .onMessage(Describe.class, d -> {
-          d.replyTo().tell(new ReplicaStatus(id, brokerId, true, "failed", -1, 0, 0, true));
+          d.replyTo().tell(new ReplicaStatus(id, brokerId, true, ReplicaRole.FAILED, -1, 0, 0, true));
           return Behaviors.same();
         })
         .onMessage(Fence.class, d -> {
-          d.replyTo().tell(new ReplicaStatus(id, brokerId, true, "failed", -1, 0, 0, true));
+          d.replyTo().tell(new ReplicaStatus(id, brokerId, true, ReplicaRole.FAILED, -1, 0, 0, true));
           return Behaviors.same();
         })
         .onMessage(ClientProduce.class, p -> {

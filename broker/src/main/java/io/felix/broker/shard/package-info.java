@@ -19,6 +19,6 @@
  *       stored on a majority (of this epoch, see ShardLeader); producers whose batch lies below it are answered,
  *       parked consumer fetches ({@link io.felix.broker.shard.ConsumerReads}) are served.
  * </ol>
- * Artery carries only the control messages ({@link io.felix.broker.shard.ControlMessage}, protobuf).
+ * Artery carries only the control messages ({@link io.felix.broker.wire.ControlMessage}, protobuf).
  */
 package io.felix.broker.shard;

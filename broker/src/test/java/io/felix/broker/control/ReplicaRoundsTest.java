@@ -11,6 +11,7 @@ import io.felix.broker.control.PlacementEvent.MoveCompleted;
 import io.felix.broker.control.PlacementEvent.MoveFenced;
 import io.felix.broker.control.PlacementEvent.MoveStarted;
 import io.felix.broker.control.ReplicaProbe.ReplicaReport;
+import io.felix.broker.shard.ReplicaRole;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -59,11 +60,12 @@ class ReplicaRoundsTest {
     assertEquals(List.of("fence " + survivors.get(0) + " s/0 @2", "fence " + survivors.get(1) + " s/0 @2"), probe.asked);
 
     // One answer of three replicas is no majority: nothing is decided.
-    rounds.answered(new ReplicaReport(a.id(), survivors.get(0), true, "fenced", 1, 40, 38, false), 2, now);
+    rounds.answered(new ReplicaReport(a.id(), survivors.get(0), true, ReplicaRole.FENCED, 1, 40, 38, false), 2, now);
     assertEquals(List.of(), rounds.progress(state, available, lostSince, Set.of(), now + 10));
 
     // The second survivor holds more of epoch 1: it holds every committed record and is promoted at epoch 2.
-    rounds.answered(new ReplicaReport(a.id(), survivors.get(1), true, "fenced", 1, 45, 38, false), 2, now + 20);
+    rounds.answered(new ReplicaReport(a.id(), survivors.get(1), true, ReplicaRole.FENCED, 1, 45, 38, false), 2,
+        now + 20);
     assertEquals(List.of(new LeaderPromoted(a.id(), survivors.get(1), 2, lost)),
         rounds.progress(state, available, lostSince, Set.of(), now + 30));
   }
@@ -88,8 +90,8 @@ class ReplicaRoundsTest {
     assertEquals(a.replicas().stream().map(b -> "fence " + b + " s/0 @3").toList(), probe.asked);
 
     // The destination holds more than the fenced leader (which lost unflushed records): it is chosen.
-    rounds.answered(new ReplicaReport(a.id(), from, true, "fenced", 1, 40, 38, false), 3, now);
-    rounds.answered(new ReplicaReport(a.id(), to, true, "fenced", 1, 45, 38, false), 3, now + 10);
+    rounds.answered(new ReplicaReport(a.id(), from, true, ReplicaRole.FENCED, 1, 40, 38, false), 3, now);
+    rounds.answered(new ReplicaReport(a.id(), to, true, ReplicaRole.FENCED, 1, 45, 38, false), 3, now + 10);
     List<PlacementEvent> events = rounds.progress(state, available, Map.of(), Set.of(), now + 20);
     assertEquals(2, events.size(), events.toString());
     MoveAborted aborted = (MoveAborted) events.get(0);
@@ -114,8 +116,8 @@ class ReplicaRoundsTest {
     assertEquals(List.of(), rounds.progress(state, available, Map.of(), Set.of(a.id()), 1));
     assertEquals(a.replicas().stream().map(b -> "fence " + b + " s/0 @2").toList(), probe.asked);
 
-    rounds.answered(new ReplicaReport(a.id(), restarted, true, "fenced", 1, 50, 38, false), 2, 2);
-    rounds.answered(new ReplicaReport(a.id(), other, true, "fenced", 1, 45, 38, false), 2, 3);
+    rounds.answered(new ReplicaReport(a.id(), restarted, true, ReplicaRole.FENCED, 1, 50, 38, false), 2, 2);
+    rounds.answered(new ReplicaReport(a.id(), other, true, ReplicaRole.FENCED, 1, 45, 38, false), 2, 3);
     assertEquals(List.of(new LeaderPromoted(a.id(), restarted, 2, restarted)),
         rounds.progress(state, available, Map.of(), Set.of(a.id()), 4));
   }
@@ -138,17 +140,17 @@ class ReplicaRoundsTest {
     long now = 1_000;
 
     // The leader answers the fence without its replica (restarted, or its actor stopped): log end 0 proves nothing.
-    rounds.answered(new ReplicaReport(a.id(), leader, false, "none", -1, 0, 0, false), 2, now);
-    rounds.answered(new ReplicaReport(a.id(), to, true, "learner", 1, 90, 0, false), 0, now + 1);
+    rounds.answered(new ReplicaReport(a.id(), leader, false, ReplicaRole.NONE, -1, 0, 0, false), 2, now);
+    rounds.answered(new ReplicaReport(a.id(), to, true, ReplicaRole.LEARNER, 1, 90, 0, false), 0, now + 1);
     assertEquals(List.of(), rounds.progress(state, all, Map.of(), Set.of(), now + 2));
 
     // A longer log whose last epoch differs from the fenced leader's is a diverged tail, not a copy.
-    rounds.answered(new ReplicaReport(a.id(), leader, true, "fenced", 1, 80, 0, false), 2, now + 3);
-    rounds.answered(new ReplicaReport(a.id(), to, true, "learner", 0, 95, 0, false), 0, now + 4);
+    rounds.answered(new ReplicaReport(a.id(), leader, true, ReplicaRole.FENCED, 1, 80, 0, false), 2, now + 3);
+    rounds.answered(new ReplicaReport(a.id(), to, true, ReplicaRole.LEARNER, 0, 95, 0, false), 0, now + 4);
     assertEquals(List.of(), rounds.progress(state, all, Map.of(), Set.of(), now + 5));
 
     // The same last epoch and at least the leader's log end: every record is there, so the move completes.
-    rounds.answered(new ReplicaReport(a.id(), to, true, "learner", 1, 80, 0, false), 0, now + 6);
+    rounds.answered(new ReplicaReport(a.id(), to, true, ReplicaRole.LEARNER, 1, 80, 0, false), 0, now + 6);
     List<PlacementEvent> events = rounds.progress(state, all, Map.of(), Set.of(), now + 7);
     assertEquals(1, events.size(), events.toString());
     assertTrue(events.get(0) instanceof MoveCompleted c && c.leader() == to && c.epoch() == 2, events.toString());

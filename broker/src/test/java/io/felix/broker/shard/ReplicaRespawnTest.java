@@ -43,7 +43,7 @@ class ReplicaRespawnTest {
         TestBrokers.await("broker 1 serves " + SHARD + " again", Duration.ofSeconds(20), () -> {
           try {
             ReplicaStatus s = brokers.describe(1, SHARD);
-            return s.hosted() && s.role().equals("follower") && s.logEndOffset() == 3;
+            return s.hosted() && s.role() == ReplicaRole.FOLLOWER && s.logEndOffset() == 3;
           } catch (IllegalStateException askedTheStoppingReplica) {
             return false;
           }

@@ -1,0 +1,365 @@
+package io.felix.broker.serialization;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.Message;
+import com.google.protobuf.Parser;
+import io.felix.broker.assignment.AssignmentTable;
+import io.felix.broker.assignment.BrokerEndpoint;
+import io.felix.broker.assignment.ShardAssignment;
+import io.felix.broker.assignment.ShardId;
+import io.felix.broker.control.AssignmentHolder;
+import io.felix.broker.control.ControlReply;
+import io.felix.broker.control.ControlState;
+import io.felix.broker.control.ControlState.BrokerRecord;
+import io.felix.broker.control.ControlState.MoveRecord;
+import io.felix.broker.control.ControlState.StreamRecord;
+import io.felix.broker.control.ControlView;
+import io.felix.broker.control.PlacementController;
+import io.felix.broker.shard.ReplicaDirectory;
+import io.felix.broker.shard.ReplicaRole;
+import io.felix.broker.shard.ReplicaStatus;
+import io.felix.broker.shard.ShardRefs;
+import io.felix.broker.wire.ControlMessage;
+import io.felix.protocol.control.AdvertiseMsg;
+import io.felix.protocol.control.ApplyAssignmentsMsg;
+import io.felix.protocol.control.AssignmentTableMsg;
+import io.felix.protocol.control.BrokerEndpointMsg;
+import io.felix.protocol.control.BrokerRecordMsg;
+import io.felix.protocol.control.ControlStateMsg;
+import io.felix.protocol.control.ControlViewMsg;
+import io.felix.protocol.control.CreateStreamMsg;
+import io.felix.protocol.control.DeleteStreamMsg;
+import io.felix.protocol.control.DescribeReplicaMsg;
+import io.felix.protocol.control.DoneMsg;
+import io.felix.protocol.control.DrainBrokerMsg;
+import io.felix.protocol.control.FenceShardMsg;
+import io.felix.protocol.control.GetTableMsg;
+import io.felix.protocol.control.GetViewMsg;
+import io.felix.protocol.control.LastPassMsg;
+import io.felix.protocol.control.MoveRecordMsg;
+import io.felix.protocol.control.PausePlacementMsg;
+import io.felix.protocol.control.PublishMsg;
+import io.felix.protocol.control.RefusalMsg;
+import io.felix.protocol.control.RegisterBrokerMsg;
+import io.felix.protocol.control.RejectedMsg;
+import io.felix.protocol.control.RemoveBrokerMsg;
+import io.felix.protocol.control.ReplicaRoleMsg;
+import io.felix.protocol.control.ReplicaStatusMsg;
+import io.felix.protocol.control.ResumePlacementMsg;
+import io.felix.protocol.control.ShardAssignmentMsg;
+import io.felix.protocol.control.StartMoveMsg;
+import io.felix.protocol.control.StreamRecordMsg;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorRefResolver;
+
+/**
+ * The one mapping between the Java messages that cross Artery ({@link ControlMessage}) and their protobuf
+ * messages in felix_control.proto: each message type is bound once, below, to its manifest, its way to protobuf
+ * and its way back. Actor references travel as strings through the {@link ActorRefResolver}.
+ */
+final class ControlMessageMapping {
+
+  /** One message type: {@code manifest} names it on the wire (short: one rides along with every message). */
+  private record Binding<T, M extends Message>(
+      String manifest, Class<T> type, Function<T, M> toProto, Parser<M> parser, Function<M, T> fromProto) {
+
+    byte[] toBinary(Object message) {
+      return toProto.apply(type.cast(message)).toByteArray();
+    }
+
+    T fromBinary(byte[] bytes) throws InvalidProtocolBufferException {
+      return fromProto.apply(parser.parseFrom(bytes));
+    }
+  }
+
+  private final ActorRefResolver refs;
+  private final Map<Class<?>, Binding<?, ?>> byType;
+  private final Map<String, Binding<?, ?>> byManifest;
+
+  ControlMessageMapping(ActorRefResolver refs) {
+    this.refs = refs;
+    List<Binding<?, ?>> bindings = List.of(
+        // The data plane directory's messages keep the manifests they had before the control plane joined.
+        bind("A", ReplicaDirectory.ApplyAssignments.class,
+            m -> ApplyAssignmentsMsg.newBuilder().setTable(table(m.table())).build(),
+            ApplyAssignmentsMsg.parser(), p -> new ReplicaDirectory.ApplyAssignments(table(p.getTable()))),
+        bind("F", ReplicaDirectory.FenceShard.class,
+            m -> FenceShardMsg.newBuilder().setShard(ShardRefs.toRef(m.id())).setNewEpoch(m.newEpoch())
+                .setReplyTo(ref(m.replyTo())).build(),
+            FenceShardMsg.parser(),
+            p -> new ReplicaDirectory.FenceShard(ShardRefs.toId(p.getShard()), p.getNewEpoch(), ref(p.getReplyTo()))),
+        bind("D", ReplicaDirectory.DescribeReplica.class,
+            m -> DescribeReplicaMsg.newBuilder().setShard(ShardRefs.toRef(m.id())).setReplyTo(ref(m.replyTo())).build(),
+            DescribeReplicaMsg.parser(),
+            p -> new ReplicaDirectory.DescribeReplica(ShardRefs.toId(p.getShard()), ref(p.getReplyTo()))),
+        bind("S", ReplicaStatus.class, ControlMessageMapping::status, ReplicaStatusMsg.parser(),
+            ControlMessageMapping::status),
+
+        bind("T", AssignmentTable.class, ControlMessageMapping::table, AssignmentTableMsg.parser(),
+            ControlMessageMapping::table),
+        bind("P", AssignmentHolder.Publish.class, m -> PublishMsg.newBuilder().setTable(table(m.table())).build(),
+            PublishMsg.parser(), p -> new AssignmentHolder.Publish(table(p.getTable()))),
+        bind("AD", AssignmentHolder.Advertise.class,
+            m -> AdvertiseMsg.newBuilder().setEndpoint(endpoint(m.endpoint())).build(),
+            AdvertiseMsg.parser(), p -> new AssignmentHolder.Advertise(endpoint(p.getEndpoint()))),
+        bind("GT", AssignmentHolder.GetTable.class, m -> GetTableMsg.newBuilder().setReplyTo(ref(m.replyTo())).build(),
+            GetTableMsg.parser(), p -> new AssignmentHolder.GetTable(ref(p.getReplyTo()))),
+
+        bind("RB", PlacementController.RegisterBroker.class,
+            m -> RegisterBrokerMsg.newBuilder().setBrokerId(m.brokerId()).setZone(m.zone()).setMaxShards(m.maxShards())
+                .setEndpoint(endpoint(m.endpoint())).build(),
+            RegisterBrokerMsg.parser(),
+            p -> new PlacementController.RegisterBroker(p.getBrokerId(), p.getZone(), p.getMaxShards(),
+                endpoint(p.getEndpoint()))),
+        bind("CS", PlacementController.CreateStream.class,
+            m -> CreateStreamMsg.newBuilder().setName(m.name()).setShards(m.shards())
+                .setReplicationFactor(m.replicationFactor()).setReplyTo(ref(m.replyTo())).build(),
+            CreateStreamMsg.parser(),
+            p -> new PlacementController.CreateStream(p.getName(), p.getShards(), p.getReplicationFactor(),
+                ref(p.getReplyTo()))),
+        bind("DS", PlacementController.DeleteStream.class,
+            m -> DeleteStreamMsg.newBuilder().setName(m.name()).setReplyTo(ref(m.replyTo())).build(),
+            DeleteStreamMsg.parser(), p -> new PlacementController.DeleteStream(p.getName(), ref(p.getReplyTo()))),
+        bind("DB", PlacementController.DrainBroker.class,
+            m -> DrainBrokerMsg.newBuilder().setBrokerId(m.brokerId()).setReplyTo(ref(m.replyTo())).build(),
+            DrainBrokerMsg.parser(), p -> new PlacementController.DrainBroker(p.getBrokerId(), ref(p.getReplyTo()))),
+        bind("RM", PlacementController.RemoveBroker.class,
+            m -> RemoveBrokerMsg.newBuilder().setBrokerId(m.brokerId()).setReplyTo(ref(m.replyTo())).build(),
+            RemoveBrokerMsg.parser(), p -> new PlacementController.RemoveBroker(p.getBrokerId(), ref(p.getReplyTo()))),
+        bind("PP", PlacementController.PausePlacement.class,
+            m -> PausePlacementMsg.newBuilder().setReplyTo(ref(m.replyTo())).build(),
+            PausePlacementMsg.parser(), p -> new PlacementController.PausePlacement(ref(p.getReplyTo()))),
+        bind("RP", PlacementController.ResumePlacement.class,
+            m -> ResumePlacementMsg.newBuilder().setReplyTo(ref(m.replyTo())).build(),
+            ResumePlacementMsg.parser(), p -> new PlacementController.ResumePlacement(ref(p.getReplyTo()))),
+        bind("SM", PlacementController.StartMove.class,
+            m -> StartMoveMsg.newBuilder().setStream(m.stream()).setShard(m.shard()).setTo(m.to())
+                .setReplyTo(ref(m.replyTo())).build(),
+            StartMoveMsg.parser(),
+            p -> new PlacementController.StartMove(p.getStream(), p.getShard(), p.getTo(), ref(p.getReplyTo()))),
+        bind("GV", PlacementController.GetView.class, m -> GetViewMsg.newBuilder().setReplyTo(ref(m.replyTo())).build(),
+            GetViewMsg.parser(), p -> new PlacementController.GetView(ref(p.getReplyTo()))),
+
+        bind("OK", ControlReply.Done.class, m -> DoneMsg.newBuilder().setMessage(m.message()).build(),
+            DoneMsg.parser(), p -> new ControlReply.Done(p.getMessage())),
+        bind("NO", ControlReply.Rejected.class,
+            m -> RejectedMsg.newBuilder().setRefusal(refusal(m.refusal())).setError(m.error()).build(),
+            RejectedMsg.parser(), p -> new ControlReply.Rejected(refusal(p.getRefusal()), p.getError())),
+        bind("V", ControlView.class, ControlMessageMapping::view, ControlViewMsg.parser(),
+            ControlMessageMapping::view));
+    // toMap refuses a second binding of a type or a manifest.
+    this.byType = bindings.stream().collect(Collectors.toUnmodifiableMap(Binding::type, b -> b));
+    this.byManifest = bindings.stream().collect(Collectors.toUnmodifiableMap(Binding::manifest, b -> b));
+  }
+
+  private static <T, M extends Message> Binding<T, M> bind(String manifest, Class<T> type, Function<T, M> toProto,
+      Parser<M> parser, Function<M, T> fromProto) {
+    return new Binding<>(manifest, type, toProto, parser, fromProto);
+  }
+
+  /** Every Java type this mapping serializes (each must carry the {@link ControlMessage} marker). */
+  Set<Class<?>> types() {
+    return byType.keySet();
+  }
+
+  String manifest(Object message) {
+    return binding(message).manifest();
+  }
+
+  byte[] toBinary(Object message) {
+    return binding(message).toBinary(message);
+  }
+
+  /** @throws IllegalArgumentException for an unknown manifest or a message the Java records refuse */
+  Object fromBinary(byte[] bytes, String manifest) throws InvalidProtocolBufferException {
+    Binding<?, ?> binding = byManifest.get(manifest);
+    if (binding == null) {
+      throw new IllegalArgumentException("unknown control message manifest '" + manifest + "'");
+    }
+    return binding.fromBinary(bytes);
+  }
+
+  private Binding<?, ?> binding(Object message) {
+    Binding<?, ?> binding = byType.get(message.getClass());
+    if (binding == null) {
+      throw new IllegalArgumentException("no protobuf mapping for " + message.getClass().getName());
+    }
+    return binding;
+  }
+
+  private String ref(ActorRef<?> ref) {
+    return refs.toSerializationFormat(ref);
+  }
+
+  private <T> ActorRef<T> ref(String serialized) {
+    return refs.resolveActorRef(serialized);
+  }
+
+  // ---- Shared vocabulary ----
+
+  private static BrokerEndpointMsg endpoint(BrokerEndpoint e) {
+    return BrokerEndpointMsg.newBuilder().setId(e.id()).setHost(e.host()).setClientPort(e.clientPort())
+        .setReplicationPort(e.replicationPort()).setAdminPort(e.adminPort()).build();
+  }
+
+  private static BrokerEndpoint endpoint(BrokerEndpointMsg e) {
+    return new BrokerEndpoint(e.getId(), e.getHost(), e.getClientPort(), e.getReplicationPort(), e.getAdminPort());
+  }
+
+  private static ShardAssignmentMsg assignment(ShardAssignment a) {
+    return ShardAssignmentMsg.newBuilder().setShard(ShardRefs.toRef(a.id())).addAllReplicas(a.replicas())
+        .addAllLearners(a.learners()).setLeader(a.leader()).setLeaderEpoch(a.leaderEpoch()).build();
+  }
+
+  private static ShardAssignment assignment(ShardAssignmentMsg a) {
+    return new ShardAssignment(ShardRefs.toId(a.getShard()), a.getReplicasList(), a.getLearnersList(), a.getLeader(),
+        a.getLeaderEpoch());
+  }
+
+  private static AssignmentTableMsg table(AssignmentTable table) {
+    AssignmentTableMsg.Builder b = AssignmentTableMsg.newBuilder().setVersion(table.version())
+        .putAllStreams(table.streams());
+    table.brokers().values().stream().sorted(Comparator.comparingInt(BrokerEndpoint::id))
+        .forEach(e -> b.addBrokers(endpoint(e)));
+    table.shards().values().forEach(a -> b.addShards(assignment(a)));
+    return b.build();
+  }
+
+  private static AssignmentTable table(AssignmentTableMsg m) {
+    Map<Integer, BrokerEndpoint> brokers = new HashMap<>();
+    m.getBrokersList().forEach(e -> brokers.put(e.getId(), endpoint(e)));
+    TreeMap<ShardId, ShardAssignment> shards = new TreeMap<>();
+    m.getShardsList().forEach(s -> {
+      ShardAssignment a = assignment(s);
+      shards.put(a.id(), a);
+    });
+    return new AssignmentTable(m.getVersion(), brokers, m.getStreamsMap(), shards);
+  }
+
+  // ---- Data plane directory ----
+
+  private static ReplicaStatusMsg status(ReplicaStatus s) {
+    return ReplicaStatusMsg.newBuilder().setShard(ShardRefs.toRef(s.id())).setBrokerId(s.brokerId())
+        .setHosted(s.hosted()).setRole(role(s.role())).setLastEpoch(s.lastEpoch()).setLogEndOffset(s.logEndOffset())
+        .setCommitOffset(s.commitOffset()).setFailed(s.failed()).build();
+  }
+
+  private static ReplicaStatus status(ReplicaStatusMsg m) {
+    return new ReplicaStatus(ShardRefs.toId(m.getShard()), m.getBrokerId(), m.getHosted(), role(m.getRole()),
+        m.getLastEpoch(), m.getLogEndOffset(), m.getCommitOffset(), m.getFailed());
+  }
+
+  private static ReplicaRoleMsg role(ReplicaRole role) {
+    return switch (role) {
+      case LEADER -> ReplicaRoleMsg.REPLICA_ROLE_LEADER;
+      case FOLLOWER -> ReplicaRoleMsg.REPLICA_ROLE_FOLLOWER;
+      case LEARNER -> ReplicaRoleMsg.REPLICA_ROLE_LEARNER;
+      case FENCED -> ReplicaRoleMsg.REPLICA_ROLE_FENCED;
+      case NONE -> ReplicaRoleMsg.REPLICA_ROLE_NONE;
+      case FAILED -> ReplicaRoleMsg.REPLICA_ROLE_FAILED;
+    };
+  }
+
+  private static ReplicaRole role(ReplicaRoleMsg role) {
+    return switch (role) {
+      case REPLICA_ROLE_LEADER -> ReplicaRole.LEADER;
+      case REPLICA_ROLE_FOLLOWER -> ReplicaRole.FOLLOWER;
+      case REPLICA_ROLE_LEARNER -> ReplicaRole.LEARNER;
+      case REPLICA_ROLE_FENCED -> ReplicaRole.FENCED;
+      case REPLICA_ROLE_NONE -> ReplicaRole.NONE;
+      case REPLICA_ROLE_FAILED -> ReplicaRole.FAILED;
+      case REPLICA_ROLE_UNSPECIFIED, UNRECOGNIZED -> throw new IllegalArgumentException("unknown replica role " + role);
+    };
+  }
+
+  // ---- Placement singleton answers ----
+
+  private static RefusalMsg refusal(ControlReply.Refusal refusal) {
+    return switch (refusal) {
+      case INVALID -> RefusalMsg.REFUSAL_INVALID;
+      case NOT_FOUND -> RefusalMsg.REFUSAL_NOT_FOUND;
+      case CONFLICT -> RefusalMsg.REFUSAL_CONFLICT;
+    };
+  }
+
+  private static ControlReply.Refusal refusal(RefusalMsg refusal) {
+    return switch (refusal) {
+      case REFUSAL_INVALID -> ControlReply.Refusal.INVALID;
+      case REFUSAL_NOT_FOUND -> ControlReply.Refusal.NOT_FOUND;
+      case REFUSAL_CONFLICT -> ControlReply.Refusal.CONFLICT;
+      case REFUSAL_UNSPECIFIED, UNRECOGNIZED -> throw new IllegalArgumentException("unknown refusal " + refusal);
+    };
+  }
+
+  private static ControlViewMsg view(ControlView v) {
+    ControlView.LastPass pass = v.lastPass();
+    return ControlViewMsg.newBuilder().setState(state(v.state())).addAllAvailable(v.available())
+        .setLastPass(LastPassMsg.newBuilder().setAtMillis(pass.atMillis()).setTrigger(pass.trigger())
+            .addAllPlanned(pass.planned()).addAllLeaderless(pass.leaderless()))
+        .setStrategy(v.strategy()).setMaxConcurrentMoves(v.maxConcurrentMoves())
+        .setMaxMovesPerBroker(v.maxMovesPerBroker()).setPlacementIntervalMillis(v.placementIntervalMillis()).build();
+  }
+
+  private static ControlView view(ControlViewMsg m) {
+    LastPassMsg pass = m.getLastPass();
+    return new ControlView(state(m.getState()), m.getAvailableList(), new ControlView.LastPass(pass.getAtMillis(),
+        pass.getTrigger(), List.copyOf(pass.getPlannedList()), List.copyOf(pass.getLeaderlessList())),
+        m.getStrategy(), m.getMaxConcurrentMoves(), m.getMaxMovesPerBroker(), m.getPlacementIntervalMillis());
+  }
+
+  /** The state's maps travel as lists of their values: each key is a field of its value. */
+  private static ControlStateMsg state(ControlState s) {
+    ControlStateMsg.Builder b = ControlStateMsg.newBuilder().setPaused(s.paused()).setTableVersion(s.tableVersion())
+        .setNextMoveId(s.nextMoveId());
+    s.brokers().values().forEach(r -> b.addBrokers(BrokerRecordMsg.newBuilder().setId(r.id()).setZone(r.zone())
+        .setMaxShards(r.maxShards()).setEndpoint(endpoint(r.endpoint())).setDraining(r.draining())));
+    s.streams().values().forEach(r -> b.addStreams(StreamRecordMsg.newBuilder().setName(r.name())
+        .setShards(r.shards()).setReplicationFactor(r.replicationFactor())));
+    s.shards().values().forEach(a -> b.addShards(assignment(a)));
+    s.moves().values().forEach(r -> b.addMoves(move(r)));
+    s.recentMoves().forEach(r -> b.addRecentMoves(move(r)));
+    return b.build();
+  }
+
+  private static ControlState state(ControlStateMsg m) {
+    Map<Integer, BrokerRecord> brokers = new HashMap<>();
+    m.getBrokersList().forEach(r -> brokers.put(r.getId(), new BrokerRecord(r.getId(), r.getZone(), r.getMaxShards(),
+        endpoint(r.getEndpoint()), r.getDraining())));
+    Map<String, StreamRecord> streams = new HashMap<>();
+    m.getStreamsList().forEach(r -> streams.put(r.getName(), new StreamRecord(r.getName(), r.getShards(),
+        r.getReplicationFactor())));
+    Map<ShardId, ShardAssignment> shards = new HashMap<>();
+    m.getShardsList().forEach(s -> {
+      ShardAssignment a = assignment(s);
+      shards.put(a.id(), a);
+    });
+    Map<ShardId, MoveRecord> moves = new HashMap<>();
+    m.getMovesList().forEach(r -> {
+      MoveRecord move = move(r);
+      moves.put(move.shard(), move);
+    });
+    List<MoveRecord> recent = m.getRecentMovesList().stream().map(ControlMessageMapping::move).toList();
+    return new ControlState(brokers, streams, shards, moves, recent, m.getPaused(), m.getTableVersion(),
+        m.getNextMoveId());
+  }
+
+  private static MoveRecordMsg move(MoveRecord r) {
+    return MoveRecordMsg.newBuilder().setMoveId(r.moveId()).setShard(ShardRefs.toRef(r.shard())).setFrom(r.from())
+        .setTo(r.to()).setStaged(r.staged()).setReason(r.reason()).setStartedAtMillis(r.startedAtMillis())
+        .setFenceEpoch(r.fenceEpoch()).setState(r.state()).setEndedAtMillis(r.endedAtMillis())
+        .setDetail(r.detail()).build();
+  }
+
+  private static MoveRecord move(MoveRecordMsg m) {
+    return new MoveRecord(m.getMoveId(), ShardRefs.toId(m.getShard()), m.getFrom(), m.getTo(), m.getStaged(),
+        m.getReason(), m.getStartedAtMillis(), m.getFenceEpoch(), m.getState(), m.getEndedAtMillis(), m.getDetail());
+  }
+}

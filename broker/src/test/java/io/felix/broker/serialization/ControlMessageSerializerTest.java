@@ -1,0 +1,240 @@
+package io.felix.broker.serialization;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.felix.broker.assignment.AssignmentTable;
+import io.felix.broker.assignment.BrokerEndpoint;
+import io.felix.broker.assignment.ShardId;
+import io.felix.broker.control.AssignmentHolder;
+import io.felix.broker.control.ControlReply;
+import io.felix.broker.control.ControlState;
+import io.felix.broker.control.ControlView;
+import io.felix.broker.control.JournalRecord;
+import io.felix.broker.control.PlacementController;
+import io.felix.broker.control.PlacementEvent;
+import io.felix.broker.control.PlacementEvent.BrokerDraining;
+import io.felix.broker.control.PlacementEvent.BrokerJoined;
+import io.felix.broker.control.PlacementEvent.BrokerRemoved;
+import io.felix.broker.control.PlacementEvent.LeaderPromoted;
+import io.felix.broker.control.PlacementEvent.MoveAborted;
+import io.felix.broker.control.PlacementEvent.MoveCompleted;
+import io.felix.broker.control.PlacementEvent.MoveFenced;
+import io.felix.broker.control.PlacementEvent.MoveStarted;
+import io.felix.broker.control.PlacementEvent.PlacementPaused;
+import io.felix.broker.control.PlacementEvent.PlacementResumed;
+import io.felix.broker.control.PlacementEvent.ShardPlaced;
+import io.felix.broker.control.PlacementEvent.StreamCreated;
+import io.felix.broker.control.PlacementEvent.StreamDeleted;
+import io.felix.broker.node.NodeConfig;
+import io.felix.broker.shard.ReplicaDirectory;
+import io.felix.broker.shard.ReplicaRole;
+import io.felix.broker.shard.ReplicaStatus;
+import io.felix.broker.wire.ControlMessage;
+import java.io.NotSerializableException;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
+import org.apache.pekko.serialization.DisabledJavaSerializer;
+import org.apache.pekko.serialization.Serialization;
+import org.apache.pekko.serialization.SerializationExtension;
+import org.apache.pekko.serialization.Serializer;
+import org.apache.pekko.serialization.Serializers;
+import org.apache.pekko.serialization.jackson.JacksonCborSerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every message that crosses Artery is bound to the protobuf {@link ControlMessageSerializer} and survives a round
+ * trip unchanged; local-only messages have no serializer at all; the journal's records stay on Jackson CBOR. The
+ * bindings are the broker's own (reference.conf and {@link NodeConfig}), so this tests them too.
+ */
+class ControlMessageSerializerTest {
+  private static final ActorTestKit kit =
+      ActorTestKit.create(NodeConfig.withOverrides(Map.of("felix.cluster.port", 0)));
+  private static final Serialization serialization = SerializationExtension.get(Adapter.toClassic(kit.system()));
+
+  private static final ShardId ORDERS_0 = new ShardId("orders", 0);
+  private static final ShardId CLICKS_7 = new ShardId("clicks", 7);
+  private static final BrokerEndpoint BROKER_1 = new BrokerEndpoint(1, "10.0.0.1", 7070, 7071, 8080);
+  private static final BrokerEndpoint BROKER_2 = new BrokerEndpoint(2, "10.0.0.2", 7170, 7171, 8180);
+  private static final BrokerEndpoint BROKER_3 = new BrokerEndpoint(3, "h3", 1, 2, 3);
+
+  /** Every kind of event, so the state has draining brokers, moves in flight and both kinds of finished moves. */
+  private static final List<PlacementEvent> EVENTS = List.of(
+      new BrokerJoined(1, "zone-a", 0, BROKER_1),
+      new BrokerJoined(2, "", 4, BROKER_2),
+      new BrokerJoined(3, "zone-b", 0, BROKER_3),
+      new StreamCreated("orders", 1, 3),
+      new StreamCreated("clicks", 8, 1),
+      new StreamCreated("gone", 1, 1),
+      new ShardPlaced(ORDERS_0, List.of(1, 2, 3), 1, 1),
+      new ShardPlaced(CLICKS_7, List.of(3), 3, 1),
+      new ShardPlaced(new ShardId("gone", 0), List.of(2), 2, 1),
+      new StreamDeleted("gone"),
+      new LeaderPromoted(ORDERS_0, 2, 2, 1),
+      new MoveStarted(1, ORDERS_0, 2, 3, false, "manual", 1_000),
+      new MoveFenced(ORDERS_0, 3),
+      new MoveCompleted(ORDERS_0, List.of(1, 2, 3), 3, 3, 2_000),
+      new MoveStarted(2, CLICKS_7, 3, 1, true, "drain", 3_000),
+      new MoveAborted(CLICKS_7, 2, "move-timeout", 4_000),
+      new MoveStarted(3, CLICKS_7, 3, 2, true, "balance", 5_000),
+      new BrokerDraining(3),
+      new BrokerJoined(4, "", 0, new BrokerEndpoint(4, "h4", 4, 5, 6)),
+      new BrokerRemoved(4),
+      new PlacementPaused(6_000),
+      new PlacementResumed(7_000),
+      new PlacementPaused(8_000));
+
+  @AfterAll
+  static void stop() {
+    kit.shutdownTestKit();
+  }
+
+  @Test
+  void everyMessageCrossingArteryRoundTripsThroughTheProtobufSerializer() throws Exception {
+    ActorRef<ReplicaStatus> statusTo = kit.<ReplicaStatus>createTestProbe().ref();
+    ActorRef<ControlReply> replyTo = kit.<ControlReply>createTestProbe().ref();
+    ActorRef<ControlView> viewTo = kit.<ControlView>createTestProbe().ref();
+    ActorRef<AssignmentTable> tableTo = kit.<AssignmentTable>createTestProbe().ref();
+    ControlState state = state();
+    AssignmentTable table = state.table();
+    assertEquals(List.of(2), table.shards().get(CLICKS_7).learners(), "a staged move's learner rides the table");
+
+    List<ControlMessage> messages = List.of(
+        new ReplicaDirectory.ApplyAssignments(table),
+        new ReplicaDirectory.FenceShard(ORDERS_0, 10, statusTo),
+        new ReplicaDirectory.DescribeReplica(CLICKS_7, statusTo),
+        new ReplicaStatus(ORDERS_0, 3, true, ReplicaRole.FOLLOWER, 9, 12_345, 12_000, false),
+        table,
+        new AssignmentHolder.Publish(table),
+        new AssignmentHolder.Advertise(BROKER_2),
+        new AssignmentHolder.GetTable(tableTo),
+        new PlacementController.RegisterBroker(2, "zone-a", 12, BROKER_2),
+        new PlacementController.CreateStream("orders", 12, 3, replyTo),
+        new PlacementController.DeleteStream("orders", replyTo),
+        new PlacementController.DrainBroker(3, replyTo),
+        new PlacementController.RemoveBroker(3, replyTo),
+        new PlacementController.PausePlacement(replyTo),
+        new PlacementController.ResumePlacement(replyTo),
+        new PlacementController.StartMove("orders", 0, 2, replyTo),
+        new PlacementController.GetView(viewTo),
+        new ControlReply.Done("stream 'orders' created with 12 shards"),
+        new ControlReply.Rejected(ControlReply.Refusal.INVALID, "shards: must be 1..10000, got 0"),
+        new ControlReply.Rejected(ControlReply.Refusal.NOT_FOUND, "broker 9 is not known"),
+        new ControlReply.Rejected(ControlReply.Refusal.CONFLICT, "stream 'orders' already exists"),
+        new ControlView(state, List.of(1, 2), new ControlView.LastPass(9_000, "timer",
+            List.of("MOVE clicks/7 3->2 (balance)"), List.of("orders/1")), "stream-aware", 1, 0, 3_000),
+        new ControlView(ControlState.EMPTY, List.of(), ControlView.LastPass.NONE, "cluster-share", 2, 1, 500));
+
+    for (ControlMessage message : messages) {
+      assertEquals(message, roundTrip(message), message.getClass().getName());
+    }
+    Set<Class<?>> covered = messages.stream().map(Object::getClass).collect(Collectors.toSet());
+    assertEquals(mapping().types(), covered, "every mapped message type is round-tripped here");
+  }
+
+  @Test
+  void aReplicaStatusRoundTripsWithEveryRole() throws Exception {
+    for (ReplicaRole role : ReplicaRole.values()) {
+      ReplicaStatus status = new ReplicaStatus(CLICKS_7, 5, true, role, 3, 70, 60, role == ReplicaRole.FAILED);
+      assertEquals(status, roundTrip(status));
+    }
+    ReplicaStatus notHosted = ReplicaStatus.notHosted(CLICKS_7, 5);
+    assertEquals(ReplicaRole.NONE, notHosted.role());
+    assertEquals(notHosted, roundTrip(notHosted));
+    assertEquals(List.of("leader", "follower", "learner", "fenced", "none", "failed"),
+        Arrays.stream(ReplicaRole.values()).map(ReplicaRole::wireName).toList());
+  }
+
+  @Test
+  void everyPublicCommandCarriesTheMarkerAndIsMappedWhileLocalOnesCannotCrossArtery() throws Exception {
+    Set<Class<?>> publicCommands = new HashSet<>();
+    Set<Class<?>> localOnly = new HashSet<>();
+    for (Class<?> protocol : List.of(PlacementController.Command.class, AssignmentHolder.Command.class,
+        ReplicaDirectory.Command.class, ControlReply.class)) {
+      for (Class<?> message : protocol.getPermittedSubclasses()) {
+        (ControlMessage.class.isAssignableFrom(message) ? publicCommands : localOnly).add(message);
+      }
+    }
+    Set<Class<?>> unmapped = new HashSet<>(publicCommands);
+    unmapped.removeAll(mapping().types());
+    assertEquals(Set.of(), unmapped);
+    for (Class<?> mapped : mapping().types()) {
+      assertTrue(ControlMessage.class.isAssignableFrom(mapped), mapped + " is mapped but has no marker");
+    }
+    assertEquals(Set.of("ReplicaAnswered", "PlacementTick", "MembershipChanged", "Listed", "ProgressTick",
+            "RegisterTick", "ReplicaStopped", "Respawn", "StopReplicaUnretired"),
+        localOnly.stream().map(Class::getSimpleName).collect(Collectors.toSet()));
+    for (Class<?> local : localOnly) {
+      assertFalse(canCrossArtery(local), local.getName());
+    }
+  }
+
+  @Test
+  void theJournalsEventsAndSnapshotStayOnJacksonCbor() throws Exception {
+    ControlState state = ControlState.EMPTY;
+    for (PlacementEvent event : EVENTS) {
+      assertEquals(event, roundTripOn(JacksonCborSerializer.class, event));
+      state = state.apply(event);
+    }
+    assertEquals(state, roundTripOn(JacksonCborSerializer.class, state));
+    assertEquals(Arrays.stream(PlacementEvent.class.getPermittedSubclasses()).collect(Collectors.toSet()),
+        EVENTS.stream().map(Object::getClass).collect(Collectors.toSet()), "every kind of event is stored here");
+    assertFalse(ControlMessage.class.isAssignableFrom(JournalRecord.class));
+  }
+
+  @Test
+  void anUnknownManifestIsRefusedByName() throws Exception {
+    Serializer serializer = serialization.serializerFor(ReplicaStatus.class);
+    NotSerializableException e = assertThrows(NotSerializableException.class,
+        () -> ((ControlMessageSerializer) serializer).fromBinary(new byte[0], "Z"));
+    assertEquals("bad control message (manifest Z): unknown control message manifest 'Z'", e.getMessage());
+  }
+
+  private static ControlState state() {
+    ControlState state = ControlState.EMPTY;
+    for (PlacementEvent event : EVENTS) {
+      state = state.apply(event);
+    }
+    assertEquals(3, state.brokers().size());
+    assertEquals(1, state.moves().size());
+    assertEquals(List.of("completed", "aborted"), state.recentMoves().stream().map(m -> m.state()).toList());
+    return state;
+  }
+
+  /** No binding at all, or (enums are Serializable) Java serialization, which Felix switches off. */
+  private static boolean canCrossArtery(Class<?> type) {
+    try {
+      return !(serialization.serializerFor(type) instanceof DisabledJavaSerializer);
+    } catch (NotSerializableException unbound) {
+      return false;
+    }
+  }
+
+  private static Object roundTrip(Object message) throws Exception {
+    return roundTripOn(ControlMessageSerializer.class, message);
+  }
+
+  /** Serializes and deserializes through the system's bindings, checking the serializer they chose. */
+  private static Object roundTripOn(Class<? extends Serializer> expected, Object message) throws Exception {
+    Serializer serializer = serialization.serializerFor(message.getClass());
+    assertInstanceOf(expected, serializer, message.getClass().getName());
+    byte[] bytes = serialization.serialize(message).get();
+    return serialization.deserialize(bytes, serializer.identifier(), Serializers.manifestFor(serializer, message))
+        .get();
+  }
+
+  private static ControlMessageMapping mapping() throws Exception {
+    return ((ControlMessageSerializer) serialization.serializerFor(ReplicaStatus.class)).mapping();
+  }
+}

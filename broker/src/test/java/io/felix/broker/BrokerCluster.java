@@ -10,12 +10,9 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import io.felix.client.ClientSettings;
 import io.felix.client.FelixClient;
+import io.felix.client.admin.AdminClient;
 import io.felix.protocol.client.Acks;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -35,7 +32,6 @@ import org.apache.pekko.cluster.typed.Cluster;
 public final class BrokerCluster implements AutoCloseable {
 
   private static final ObjectMapper MAPPER = new ObjectMapper();
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
   private final String journalUrl = "jdbc:h2:mem:felix-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1";
   private final Map<String, Object> overrides;
   private final Path dataRoot;
@@ -129,27 +125,25 @@ public final class BrokerCluster implements AutoCloseable {
   }
 
   public Reply get(BrokerNode via, String path) {
-    return send(via, HttpRequest.newBuilder(uri(via, path)).GET());
+    return send(via, admin -> admin.get(path));
   }
 
   public Reply post(BrokerNode via, String path, String json) {
-    return send(via, HttpRequest.newBuilder(uri(via, path)).header("Content-Type", "application/json")
-        .POST(HttpRequest.BodyPublishers.ofString(json)));
+    return send(via, admin -> admin.post(path, json));
   }
 
   public Reply delete(BrokerNode via, String path) {
-    return send(via, HttpRequest.newBuilder(uri(via, path)).DELETE());
+    return send(via, admin -> admin.delete(path));
   }
 
-  private URI uri(BrokerNode via, String path) {
-    return URI.create("http://127.0.0.1:" + via.adminPort() + path);
+  private interface AdminCall {
+    AdminClient.Reply on(AdminClient admin) throws IOException, InterruptedException;
   }
 
-  private Reply send(BrokerNode via, HttpRequest.Builder request) {
+  private Reply send(BrokerNode via, AdminCall call) {
     try {
-      HttpResponse<String> response = http.send(request.timeout(Duration.ofSeconds(15)).build(),
-          HttpResponse.BodyHandlers.ofString());
-      return new Reply(response.statusCode(), response.body());
+      AdminClient.Reply reply = call.on(AdminClient.local(via.adminPort()));
+      return new Reply(reply.status(), reply.body());
     } catch (IOException | InterruptedException e) {
       throw new AssertionError("HTTP to broker " + via.id() + " failed: " + e, e);
     }

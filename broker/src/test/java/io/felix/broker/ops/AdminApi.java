@@ -2,49 +2,30 @@ package io.felix.broker.ops;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.felix.client.admin.AdminClient;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
-/** The admin HTTP calls the multi-process tests make against one broker's admin port. */
+/** What the multi-process tests read from one broker's admin API ({@link AdminClient}), parsed and awaited. */
 final class AdminApi {
 
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
   /** One shard as GET /v1/streams/{name} describes it. */
   record Shard(int shard, int leader, List<Integer> replicas, long epoch) {}
 
-  private final int port;
+  private final AdminClient admin;
 
   AdminApi(int port) {
-    this.port = port;
-  }
-
-  HttpResponse<String> get(String path) throws IOException, InterruptedException {
-    return HTTP.send(HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(10)).GET().build(),
-        HttpResponse.BodyHandlers.ofString());
-  }
-
-  HttpResponse<String> post(String path, String json) throws IOException, InterruptedException {
-    return HTTP.send(HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(20))
-        .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(json)).build(),
-        HttpResponse.BodyHandlers.ofString());
+    this.admin = AdminClient.local(port);
   }
 
   void createStream(String name, int shards, int replicationFactor) throws IOException, InterruptedException {
-    var r = post("/v1/streams", "{\"name\":\"" + name + "\",\"shards\":" + shards + ",\"replication_factor\":"
-        + replicationFactor + "}");
-    if (r.statusCode() / 100 != 2) {
-      throw new AssertionError("creating stream " + name + ": " + r.statusCode() + " " + r.body());
-    }
+    admin.createStream(name, shards, replicationFactor);
   }
 
   /** Waits until GET /v1/brokers lists {@code count} live brokers (the singleton registered them all). */
@@ -52,9 +33,9 @@ final class AdminApi {
     long deadline = System.nanoTime() + timeout.toNanos();
     String last = "";
     while (System.nanoTime() < deadline) {
-      var r = get("/v1/brokers");
-      last = r.statusCode() + " " + r.body();
-      if (r.statusCode() == 200) {
+      var r = admin.get("/v1/brokers");
+      last = r.status() + " " + r.body();
+      if (r.status() == 200) {
         long live = 0;
         for (JsonNode b : JSON.readTree(r.body())) {
           live += "live".equals(b.path("state").asText()) ? 1 : 0;
@@ -70,9 +51,9 @@ final class AdminApi {
 
   /** The stream's shards, or an empty map when the broker does not answer 200. */
   Map<Integer, Shard> shards(String stream) throws IOException, InterruptedException {
-    var r = get("/v1/streams/" + stream);
+    var r = admin.get("/v1/streams/" + stream);
     Map<Integer, Shard> out = new TreeMap<>();
-    if (r.statusCode() != 200) {
+    if (r.status() != 200) {
       return out;
     }
     for (JsonNode s : JSON.readTree(r.body()).get("shard_assignments")) {
@@ -108,17 +89,9 @@ final class AdminApi {
 
   /** Sum of the samples of {@code metric} on this broker's GET /metrics whose labels include {@code label}. */
   double metricSum(String metric, String label) throws IOException, InterruptedException {
-    var r = get("/metrics");
-    if (r.statusCode() != 200) {
-      throw new AssertionError("GET /metrics answered " + r.statusCode() + ": " + r.body());
-    }
-    return r.body().lines()
+    return admin.getOk("/metrics").lines()
         .filter(l -> l.startsWith(metric + "{") && l.contains(label))
         .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
         .sum();
-  }
-
-  private URI uri(String path) {
-    return URI.create("http://127.0.0.1:" + port + path);
   }
 }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.felix.broker.BrokerCluster;
+import io.felix.loadgen.local.LocalCluster;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
@@ -33,10 +34,15 @@ class BrokerKillTest {
 
   @Test
   void sigkilledLeaderFailsOverAndRejoinsWithoutLosingOrDuplicatingAcknowledgedRecords() throws Exception {
-    try (Launcher launcher = Launcher.create(dir.resolve("local"), 3)) {
-      launcher.run("local", "up", "--brokers", "3", "--zones", "a,b,c");
-      String bootstrap = "127.0.0.1:" + launcher.clientPort(0) + ",127.0.0.1:" + launcher.clientPort(1)
-          + ",127.0.0.1:" + launcher.clientPort(2);
+    try (LocalCluster launcher = LocalCluster.up(LocalCluster.findScript(), dir.resolve("local"), 3,
+        List.of("--zones", "a,b,c"), Map.of(
+            // The tests run before Maven packages the broker jar: the brokers run from the test classpath.
+            "FELIX_BROKER_CLASSPATH", System.getProperty("surefire.test.class.path",
+                System.getProperty("java.class.path")),
+            "FELIX_BROKER_HEAP", "384m",
+            // On a 2-core machine shared with other builds a restarted broker has taken over 90 s to be ready.
+            "FELIX_READY_TIMEOUT", "240"))) {
+      String bootstrap = launcher.bootstrap();
       new AdminApi(launcher.adminPort(0)).createStream(STREAM, SHARDS, 3);
       Map<Integer, AdminApi.Shard> before = new AdminApi(launcher.adminPort(0))
           .awaitLed(STREAM, SHARDS, -1, Duration.ofSeconds(60));

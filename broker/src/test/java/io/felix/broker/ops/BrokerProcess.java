@@ -1,10 +1,7 @@
 package io.felix.broker.ops;
 
+import io.felix.client.admin.AdminClient;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -20,8 +17,6 @@ import java.util.concurrent.TimeUnit;
  * with the same settings.
  */
 final class BrokerProcess implements AutoCloseable {
-
-  private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
   private final int id;
   private final int adminPort;
@@ -88,28 +83,13 @@ final class BrokerProcess implements AutoCloseable {
       if (!process.isAlive()) {
         throw new IllegalStateException("broker " + id + " exited with " + process.exitValue() + ":\n" + logTail());
       }
-      try {
-        if (get(path).statusCode() == 200) {
-          return;
-        }
-      } catch (IOException notListeningYet) {
-        // the admin port is not bound yet
+      if (AdminClient.local(adminPort).status(path) == 200) {
+        return;
       }
       Thread.sleep(250);
     }
     throw new IllegalStateException("broker " + id + ": GET " + path + " not 200 within " + timeout + ":\n"
         + logTail());
-  }
-
-  HttpResponse<String> get(String path) throws IOException, InterruptedException {
-    return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + path))
-        .timeout(Duration.ofSeconds(10)).GET().build(), HttpResponse.BodyHandlers.ofString());
-  }
-
-  HttpResponse<String> post(String path, String json) throws IOException, InterruptedException {
-    return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + path))
-        .timeout(Duration.ofSeconds(20)).header("Content-Type", "application/json")
-        .POST(HttpRequest.BodyPublishers.ofString(json)).build(), HttpResponse.BodyHandlers.ofString());
   }
 
   /** SIGTERM and wait for the JVM's shutdown (Pekko's coordinated shutdown leaves the cluster). */
@@ -127,6 +107,16 @@ final class BrokerProcess implements AutoCloseable {
     if (alive()) {
       process.destroyForcibly();
       process.waitFor(10, TimeUnit.SECONDS);
+    }
+  }
+
+  /** True when the log says the broker could not bind one of its ports (taken since it was picked free). */
+  boolean portWasTaken() {
+    try {
+      return Files.readString(log).lines().anyMatch(l -> l.contains("cannot bind") || l.contains("Failed to bind")
+          || l.contains("BindException") || l.contains("Address already in use"));
+    } catch (IOException e) {
+      return false;
     }
   }
 

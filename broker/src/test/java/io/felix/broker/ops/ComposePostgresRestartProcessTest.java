@@ -38,6 +38,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ComposePostgresRestartProcessTest {
 
   private static final Duration READY = Duration.ofSeconds(120);
+  private static final int START_ATTEMPTS = 5;
 
   @TempDir Path dataRoot;
 
@@ -52,13 +53,12 @@ class ComposePostgresRestartProcessTest {
 
     try (PrivatePostgres pg = PrivatePostgres.start(binaries.get(), db.get("POSTGRES_DB"), db.get("POSTGRES_USER"),
         db.get("POSTGRES_PASSWORD"))) {
-      List<BrokerProcess> brokers = composeBrokers(root, compose, pg.port());
+      List<BrokerProcess> brokers = startOnFreePorts(root, compose, pg.port());
       try {
-        startAll(brokers);
         BrokerProcess first = brokers.get(0);
-        new AdminApi(first.adminPort()).awaitLiveBrokers(3, READY);
-        var created = first.post("/v1/streams", "{\"name\":\"orders\",\"shards\":6,\"replication_factor\":3}");
-        assertTrue(created.statusCode() / 100 == 2, "create stream: " + created.statusCode() + " " + created.body());
+        AdminApi admin = new AdminApi(first.adminPort());
+        admin.awaitLiveBrokers(3, READY);
+        admin.createStream("orders", 6, 3);
         Map<Integer, List<Integer>> replicasBefore = awaitAllShardsLed(first, "orders", 6);
 
         String url = pg.jdbcUrl(db.get("POSTGRES_DB"));
@@ -80,8 +80,27 @@ class ComposePostgresRestartProcessTest {
     }
   }
 
+  /**
+   * Starts the compose brokers on ports free when picked; should another process bind one before its broker does,
+   * stops them all and starts them again on new ports and new data directories (a bounded number of times).
+   */
+  private List<BrokerProcess> startOnFreePorts(Path root, Path compose, int pgPort) throws Exception {
+    for (int attempt = 1; ; attempt++) {
+      List<BrokerProcess> brokers = composeBrokers(root, compose, pgPort, dataRoot.resolve("attempt-" + attempt));
+      try {
+        startAll(brokers);
+        return brokers;
+      } catch (IllegalStateException e) {
+        stopAll(brokers);
+        if (attempt == START_ATTEMPTS || brokers.stream().noneMatch(BrokerProcess::portWasTaken)) {
+          throw e;
+        }
+      }
+    }
+  }
+
   /** The three compose brokers, their FELIX_* environment taken from compose.yml and mapped onto one host. */
-  private List<BrokerProcess> composeBrokers(Path root, Path compose, int pgPort) throws Exception {
+  private List<BrokerProcess> composeBrokers(Path root, Path compose, int pgPort, Path dataRoot) throws Exception {
     int n = 3;
     int[][] ports = new int[n][];
     for (int i = 0; i < n; i++) {

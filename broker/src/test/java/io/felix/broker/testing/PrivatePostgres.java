@@ -17,21 +17,23 @@ import java.util.stream.Stream;
 
 /**
  * A throw-away PostgreSQL server for tests: {@code initdb -A trust} in a temporary directory, then
- * {@code pg_ctl start} listening on 127.0.0.1 only, on a free port, with its socket in that directory. When the
+ * {@code pg_ctl start} listening on 127.0.0.1 only, on a free port (another one if that is taken before the server
+ * binds it), with its socket in that directory. When the
  * test runs as root (CI containers), the server runs as the {@code postgres} user, since PostgreSQL refuses root.
  * Closing stops the server and deletes the directory.
  */
 public final class PrivatePostgres implements AutoCloseable {
 
+  private static final int START_ATTEMPTS = 5;
+
   private final Path binDir;
   private final Path dir;
-  private final int port;
   private final boolean asPostgresUser;
+  private int port; // chosen by the first start, kept by restarts (clients hold the URL)
 
-  private PrivatePostgres(Path binDir, Path dir, int port, boolean asPostgresUser) {
+  private PrivatePostgres(Path binDir, Path dir, boolean asPostgresUser) {
     this.binDir = binDir;
     this.dir = dir;
-    this.port = port;
     this.asPostgresUser = asPostgresUser;
   }
 
@@ -60,13 +62,13 @@ public final class PrivatePostgres implements AutoCloseable {
       throws IOException, InterruptedException, SQLException {
     boolean root = "root".equals(System.getProperty("user.name"));
     Path dir = Files.createTempDirectory("felix-pg-");
-    PrivatePostgres pg = new PrivatePostgres(binDir, dir, freePort(), root);
+    PrivatePostgres pg = new PrivatePostgres(binDir, dir, root);
     if (root) {
       pg.run(List.of("chown", "-R", "postgres:postgres", dir.toString()), false);
     }
     pg.run(List.of(binDir.resolve("initdb").toString(), "-A", "trust", "-U", "postgres", "-E", "UTF8",
         "-D", dir.resolve("data").toString()), root);
-    pg.startServer();
+    pg.startOnFreePort();
     try (Connection c = DriverManager.getConnection(pg.jdbcUrl("postgres"), "postgres", "");
          Statement s = c.createStatement()) {
       s.execute("CREATE USER " + user + " PASSWORD '" + password + "'");
@@ -75,9 +77,36 @@ public final class PrivatePostgres implements AutoCloseable {
     return pg;
   }
 
+  /**
+   * Starts the server on a port free when checked; should another process bind it before the server does, starts
+   * it on another one (a bounded number of times).
+   */
+  private void startOnFreePort() throws IOException, InterruptedException {
+    for (int attempt = 1; ; attempt++) {
+      port = freePort();
+      Files.deleteIfExists(serverLog()); // so a bind failure found there is this attempt's
+      try {
+        startServer();
+        return;
+      } catch (IOException e) {
+        if (attempt == START_ATTEMPTS || !portWasTaken()) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  private boolean portWasTaken() throws IOException {
+    return Files.exists(serverLog()) && Files.readString(serverLog()).contains("could not bind");
+  }
+
+  private Path serverLog() {
+    return dir.resolve("server.log");
+  }
+
   public void startServer() throws IOException, InterruptedException {
     run(List.of(binDir.resolve("pg_ctl").toString(), "-D", dir.resolve("data").toString(), "-w", "-t", "60",
-        "-l", dir.resolve("server.log").toString(),
+        "-l", serverLog().toString(),
         "-o", "-c listen_addresses=127.0.0.1 -p " + port + " -k " + dir + " -c fsync=on",
         "start"), asPostgresUser);
   }

@@ -1,6 +1,5 @@
 package io.felix.loadgen.bench;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -14,9 +13,12 @@ import java.util.List;
  *   --duration 15s         load per strategy
  *   --recreates 3          times the 12-shard stream is deleted and created again after its first creation
  *   --record-size 1024 --producers 4
- *   --broker-jar PATH      default broker/target/felix-broker.jar (found from the working directory or this jar)
+ *   --broker-jar PATH      default: bin/felix's own, broker/target/felix-broker.jar (rebuilt when stale)
  *   --dir DIR              where the brokers keep data and logs (default data/bench; DIR/STRATEGY is wiped first)
  * </pre>
+ *
+ * The brokers are started and stopped with {@code bin/felix local up/down} (found through FELIX_HOME, which
+ * {@code bin/felix bench} sets, or upward from the working directory); FELIX_PORT_OFFSET picks their ports.
  */
 public final class BenchCommand {
 
@@ -81,7 +83,7 @@ public final class BenchCommand {
     if (producers == 0 || recordSize == 0) {
       throw new IllegalArgumentException("--producers and --record-size must be at least 1");
     }
-    return new PlacementBench.Settings(jar != null ? jar : defaultBrokerJar(), dir, strategies, recreates, load,
+    return new PlacementBench.Settings(jar, dir, strategies, recreates, load,
         recordSize, producers, Duration.ofSeconds(120));
   }
 
@@ -102,18 +104,5 @@ public final class BenchCommand {
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException(option + " must be a number >= 0, got " + value);
     }
-  }
-
-  /** broker/target/felix-broker.jar under the working directory, else beside this jar's module in the repo. */
-  private static Path defaultBrokerJar() {
-    Path fromCwd = Path.of("broker", "target", "felix-broker.jar");
-    if (Files.isRegularFile(fromCwd)) {
-      return fromCwd;
-    }
-    Path self = Path.of(System.getProperty("java.class.path").split(java.io.File.pathSeparator)[0]).toAbsolutePath();
-    // loadgen/target/felix-loadgen.jar -> broker/target/felix-broker.jar
-    Path repo = self.getParent() == null || self.getParent().getParent() == null ? null
-        : self.getParent().getParent().getParent();
-    return repo == null ? fromCwd : repo.resolve("broker/target/felix-broker.jar");
   }
 }

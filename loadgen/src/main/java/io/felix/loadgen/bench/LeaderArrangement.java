@@ -1,6 +1,7 @@
 package io.felix.loadgen.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.felix.client.admin.AdminClient;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Collection;
@@ -33,7 +34,7 @@ final class LeaderArrangement {
       var shard = now.aShardLedBy(from, streams).orElseThrow();
       String body = JSON.createObjectNode().put("stream", shard.getKey()).put("shard", shard.getValue())
           .put("to", to).toString();
-      admin.post("/v1/shard-moves", body);
+      admin.postOk("/v1/shard-moves", body);
       awaitLeader(admin, shard.getKey(), shard.getValue(), to, streams, ids);
       moves++;
     }

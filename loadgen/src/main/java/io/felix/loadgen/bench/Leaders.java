@@ -1,6 +1,8 @@
 package io.felix.loadgen.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.felix.client.admin.AdminClient;
 import java.io.IOException;
 import java.util.Collection;
 import java.util.List;
@@ -15,12 +17,14 @@ import java.util.TreeMap;
  */
 record Leaders(Map<String, Map<Integer, Integer>> byStream, List<Integer> brokers) {
 
+  private static final ObjectMapper JSON = new ObjectMapper();
+
   static Leaders read(AdminClient admin, Collection<String> streams, List<Integer> brokers)
       throws IOException, InterruptedException {
     Map<String, Map<Integer, Integer>> byStream = new TreeMap<>();
     for (String stream : streams) {
       Map<Integer, Integer> shards = new TreeMap<>();
-      for (JsonNode shard : admin.get("/v1/streams/" + stream).get("shard_assignments")) {
+      for (JsonNode shard : JSON.readTree(admin.getOk("/v1/streams/" + stream)).get("shard_assignments")) {
         JsonNode leader = shard.get("leader");
         shards.put(shard.get("shard").asInt(), leader == null || leader.isNull() ? -1 : leader.asInt());
       }

@@ -1,5 +1,7 @@
 package io.felix.loadgen.bench;
 
+import io.felix.client.admin.AdminClient;
+import io.felix.loadgen.local.LocalCluster;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -29,6 +31,7 @@ final class PlacementBench {
   static final String STREAM = "perf-quorum";
   static final int STREAM_SHARDS = 12;
 
+  /** @param brokerJar the brokers' jar, or null for the launcher's own (broker/target/felix-broker.jar) */
   record Settings(Path brokerJar, Path dir, List<String> strategies, int recreates, Duration load, int recordSize,
       int producers, Duration readyTimeout) {}
 
@@ -55,12 +58,18 @@ final class PlacementBench {
     System.out.printf("%n== strategy %s: starting 3 brokers (replication factor 3)%n", strategy);
     Path dir = settings.dir().resolve(strategy);
     wipe(dir);
-    try (LocalCluster cluster = LocalCluster.start(settings.brokerJar(), dir, 3, strategy, settings.readyTimeout())) {
-      AdminClient admin = cluster.brokers().get(0).admin();
+    Map<String, String> environment = new TreeMap<>();
+    if (settings.brokerJar() != null) {
+      environment.put("FELIX_BROKER_JAR", settings.brokerJar().toAbsolutePath().toString());
+    }
+    environment.put("FELIX_READY_TIMEOUT", Long.toString(settings.readyTimeout().toSeconds()));
+    try (LocalCluster cluster = LocalCluster.up(LocalCluster.findScript(), dir, 3,
+        List.of("--zones", "a,b,c", "--strategy", strategy), environment)) {
+      AdminClient admin = cluster.admin(0);
       List<Integer> ids = List.of(0, 1, 2);
-      admin.post("/v1/placement/pause", "{}");
+      admin.postOk("/v1/placement/pause", "{}");
       for (var s : OTHER_STREAMS.entrySet()) {
-        createStream(admin, s.getKey(), s.getValue());
+        admin.createStream(s.getKey(), s.getValue(), 3);
       }
       Leaders before = awaitLed(admin, OTHER_STREAMS.keySet(), ids);
       Map<Integer, Integer> target = fillTwoToTheirShare(ids, OTHER_STREAMS.values().stream().mapToInt(i -> i).sum());
@@ -76,17 +85,17 @@ final class PlacementBench {
       Leaders now = null;
       for (int round = 0; round <= settings.recreates(); round++) {
         if (round > 0) {
-          admin.delete("/v1/streams/" + STREAM);
+          admin.deleteOk("/v1/streams/" + STREAM);
           awaitGone(admin, STREAM);
         }
-        createStream(admin, STREAM, STREAM_SHARDS);
+        admin.createStream(STREAM, STREAM_SHARDS, 3);
         now = awaitLed(admin, all, ids);
         perCreation.add(now.counts(STREAM));
         System.out.printf("   %-11s %s:%s   totals %s%n", round == 0 ? "created" : "recreate #" + round, STREAM,
             Leaders.format(now.counts(STREAM)), Leaders.format(now.totals()));
       }
       System.out.println("   replication status (GET /v1/replication-status):");
-      admin.getText("/v1/replication-status").lines().forEach(l -> System.out.println("     " + l));
+      admin.getOk("/v1/replication-status").lines().forEach(l -> System.out.println("     " + l));
 
       System.out.printf("   load: %s in cluster mode for %d s, %d B records, acks quorum, %d producers%n", STREAM,
           settings.load().toSeconds(), settings.recordSize(), settings.producers());
@@ -119,10 +128,6 @@ final class PlacementBench {
       left -= n;
     }
     return target;
-  }
-
-  private static void createStream(AdminClient admin, String name, int shards) throws IOException, InterruptedException {
-    admin.post("/v1/streams", "{\"name\":\"" + name + "\",\"shards\":" + shards + ",\"replication_factor\":3}");
   }
 
   static Leaders awaitLed(AdminClient admin, java.util.Collection<String> streams, List<Integer> ids)

@@ -1,12 +1,12 @@
-package io.felix.broker.bench;
+package io.felix.bench.cluster;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
-import io.felix.broker.node.DataPlane;
 import io.felix.broker.assignment.AssignmentTable;
 import io.felix.broker.assignment.BrokerEndpoint;
 import io.felix.broker.assignment.ShardAssignment;
 import io.felix.broker.assignment.ShardId;
+import io.felix.broker.node.DataPlane;
 import io.felix.broker.shard.ReplicaDirectory;
 import io.felix.client.ClientSettings;
 import io.felix.client.FelixClient;
@@ -37,7 +37,7 @@ import org.apache.pekko.cluster.typed.Join;
  * flight. Prints records/s, MB/s and produce latency (produce() call to acknowledgement) percentiles.
  *
  * <pre>
- * java -cp broker/target/felix-broker-cli.jar io.felix.broker.bench.InJvmThroughputBenchmark \
+ * java -Xmx2g -cp bench/target/felix-bench.jar io.felix.bench.cluster.InJvmThroughputBenchmark \
  *     [seconds=20] [warmupSeconds=5] [recordBytes=1024] [shards=12] [inFlightRecords=16384] [acks=QUORUM]
  *     [inFlightBatchesPerShard=5]
  * </pre>

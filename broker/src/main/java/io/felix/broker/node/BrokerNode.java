@@ -23,7 +23,6 @@ import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.cluster.typed.Join;
-import org.apache.pekko.cluster.typed.JoinSeedNodes;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -79,7 +78,7 @@ public final class BrokerNode implements AutoCloseable {
     }
     if (!clusterSettings.seedNodes().isEmpty()) {
       List<Address> seeds = clusterSettings.seedNodes().stream().map(AddressFromURIString::parse).toList();
-      Cluster.get(system).manager().tell(new JoinSeedNodes(seeds));
+      ClusterJoin.start(system, seeds, settings.dataDir(), clusterSettings.rejoinTimeout());
     }
     log.info("Broker {} started: cluster address {}, admin port {}", settings.id(), address(system),
         started.admin().port());

@@ -9,7 +9,7 @@ import java.util.List;
 /** Cluster membership, failure detection and downing, from {@code felix.cluster}. */
 public record ClusterSettings(
     int port, List<String> seedNodes, Duration heartbeatInterval, Duration acceptableHeartbeatPause,
-    Duration sbrStableAfter, Duration downRemovalMargin) {
+    Duration sbrStableAfter, Duration downRemovalMargin, Duration rejoinTimeout) {
 
   public ClusterSettings {
     ConfigChecks.port("felix.cluster.port", port);
@@ -23,6 +23,7 @@ public record ClusterSettings(
     ConfigChecks.positive("felix.cluster.acceptable-heartbeat-pause", acceptableHeartbeatPause);
     ConfigChecks.positive("felix.cluster.sbr-stable-after", sbrStableAfter);
     ConfigChecks.positive("felix.cluster.down-removal-margin", downRemovalMargin);
+    ConfigChecks.positive("felix.cluster.rejoin-timeout", rejoinTimeout);
     seedNodes = List.copyOf(seedNodes);
   }
 
@@ -34,7 +35,8 @@ public record ClusterSettings(
         c.getDuration("heartbeat-interval"),
         c.getDuration("acceptable-heartbeat-pause"),
         c.getDuration("sbr-stable-after"),
-        c.getDuration("down-removal-margin"));
+        c.getDuration("down-removal-margin"),
+        c.getDuration("rejoin-timeout"));
   }
 
 }

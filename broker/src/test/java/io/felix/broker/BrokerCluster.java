@@ -186,6 +186,17 @@ public final class BrokerCluster implements AutoCloseable {
   }
 
   /** The shards of {@code stream} that broker {@code leader} leads, per the admin API of {@code via}. */
+  /**
+   * Creates {@code stream} through {@code via}'s admin API, waits until every shard is served, then pauses
+   * placement: leadership then changes only through failover, so a test measures the fault alone.
+   */
+  public void createStreamAndPausePlacement(BrokerNode via, String stream, int shards) {
+    org.junit.jupiter.api.Assertions.assertEquals(200, post(via, "/v1/streams",
+        "{\"name\":\"" + stream + "\",\"shards\":" + shards + ",\"replication_factor\":3}").status());
+    awaitReady();
+    org.junit.jupiter.api.Assertions.assertEquals(200, post(via, "/v1/placement/pause", "").status());
+  }
+
   public List<Integer> shardsLedBy(BrokerNode via, String stream, int leader) {
     List<Integer> led = new ArrayList<>();
     for (JsonNode shard : get(via, "/v1/streams/" + stream).json().get("shard_assignments")) {

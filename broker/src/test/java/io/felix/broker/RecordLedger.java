@@ -79,6 +79,38 @@ public final class RecordLedger implements AutoCloseable {
     }
   }
 
+  /**
+   * Writes one record to every shard (each must be acknowledged), then starts writing {@code perSecond} and
+   * returns once {@code records} more are acknowledged: a stream known to take writes on every shard, under load.
+   */
+  public void startOnEveryShard(int perSecond, int records) {
+    for (int shard = 0; shard < shards; shard++) {
+      org.junit.jupiter.api.Assertions.assertTrue(writeAndWait(shard), "shard " + shard + " takes writes");
+    }
+    start(perSecond);
+    awaitMoreAcknowledged(records);
+  }
+
+  /** Returns once {@code records} more than now are acknowledged (within 30 s). */
+  public void awaitMoreAcknowledged(int records) {
+    int ackedNow = acknowledged();
+    BrokerCluster.await(java.time.Duration.ofSeconds(30), records + " more records acknowledged",
+        () -> acknowledged() >= ackedNow + records);
+  }
+
+  /**
+   * For each of {@code shards}, the milliseconds from {@code sinceNanos} until a record written to it is
+   * acknowledged (each retried until one is): how long each shard took to be writable again after a fault.
+   */
+  public List<java.util.concurrent.CompletableFuture<Long>> writableAgain(List<Integer> shards, long sinceNanos) {
+    return shards.stream().map(shard -> java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+      while (!writeAndWait(shard)) {
+        // the next attempt follows the new metadata
+      }
+      return (System.nanoTime() - sinceNanos) / 1_000_000;
+    })).toList();
+  }
+
   private java.util.concurrent.CompletableFuture<RecordMetadata> write(int shard) {
     String value = label + "-" + sent.getAndIncrement();
     return client.produce(stream, shard, null, value.getBytes(StandardCharsets.UTF_8), List.of())

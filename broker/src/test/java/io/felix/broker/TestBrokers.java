@@ -3,7 +3,6 @@ package io.felix.broker;
 import io.felix.broker.node.DataPlane;
 
 import com.typesafe.config.Config;
-import com.typesafe.config.ConfigFactory;
 import io.felix.broker.assignment.AssignmentTable;
 import io.felix.broker.assignment.BrokerEndpoint;
 import io.felix.broker.assignment.ShardAssignment;
@@ -50,21 +49,7 @@ public final class TestBrokers implements AutoCloseable {
 
   /** Starts (or restarts, on the same data directory) broker {@code id}. */
   public void start(int id) {
-    Config config = ConfigFactory.parseString(
-        "pekko.actor.provider = cluster\n"
-            + "pekko.remote.artery.canonical.hostname = 127.0.0.1\n"
-            + "pekko.remote.artery.canonical.port = 0\n"
-            + "pekko.cluster.jmx.multi-mbeans-in-same-jvm = on\n"
-            + "pekko.cluster.downing-provider-class = \"org.apache.pekko.cluster.sbr.SplitBrainResolverProvider\"\n"
-            + "pekko.cluster.split-brain-resolver.active-strategy = keep-majority\n"
-            + "pekko.coordinated-shutdown.terminate-actor-system = on\n"
-            + "pekko.loglevel = INFO\n"
-            + "felix.broker.id = " + id + "\n"
-            + "felix.broker.data-dir = \"" + root.resolve("broker-" + id).toString().replace("\\", "/") + "\"\n"
-            + "felix.broker.client-port = 0\n"
-            + "felix.broker.replication-port = 0\n"
-            + extraConfig)
-        .withFallback(ConfigFactory.load());
+    Config config = DataPlane.localConfig(id, root.resolve("broker-" + id), extraConfig);
     DataPlane plane = DataPlane.startInOwnSystem(config);
     ActorSystem<?> system = plane.system();
     ActorSystem<?> seed = systems.values().stream().findFirst().orElse(system);

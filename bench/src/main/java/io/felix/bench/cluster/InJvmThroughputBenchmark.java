@@ -1,7 +1,6 @@
 package io.felix.bench.cluster;
 
 import com.typesafe.config.Config;
-import com.typesafe.config.ConfigFactory;
 import io.felix.broker.assignment.AssignmentTable;
 import io.felix.broker.assignment.BrokerEndpoint;
 import io.felix.broker.assignment.ShardAssignment;
@@ -59,16 +58,7 @@ public final class InJvmThroughputBenchmark {
     List<DataPlane> planes = new ArrayList<>();
     Map<Integer, BrokerEndpoint> endpoints = new TreeMap<>();
     for (int id = 0; id < 3; id++) {
-      Config config = ConfigFactory.parseString(
-          "pekko.actor.provider = cluster\n"
-              + "pekko.remote.artery.canonical.hostname = 127.0.0.1\n"
-              + "pekko.remote.artery.canonical.port = 0\n"
-              + "pekko.cluster.jmx.multi-mbeans-in-same-jvm = on\n"
-              + "pekko.cluster.downing-provider-class = \"org.apache.pekko.cluster.sbr.SplitBrainResolverProvider\"\n"
-              + "pekko.loglevel = WARNING\n"
-              + "felix.broker { id = " + id + ", client-port = 0, replication-port = 0, data-dir = \""
-              + root.resolve("broker-" + id) + "\" }\n")
-          .withFallback(ConfigFactory.load());
+      Config config = DataPlane.localConfig(id, root.resolve("broker-" + id), "pekko.loglevel = WARNING");
       DataPlane plane = DataPlane.startInOwnSystem(config);
       ActorSystem<?> system = plane.system();
       Cluster.get(system).manager().tell(Join.create(Cluster.get(systems.isEmpty() ? system : systems.get(0))

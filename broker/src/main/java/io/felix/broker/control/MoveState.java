@@ -1,5 +1,6 @@
 package io.felix.broker.control;
 
+import io.felix.broker.wire.WireNames;
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
 
@@ -25,11 +26,6 @@ public enum MoveState {
 
   @JsonCreator(mode = JsonCreator.Mode.DELEGATING) // one string, not a property: Pekko's mapper knows parameter names
   public static MoveState fromWireName(String wireName) {
-    for (MoveState state : values()) {
-      if (state.wireName.equals(wireName)) {
-        return state;
-      }
-    }
-    throw new IllegalArgumentException("not a move state: '" + wireName + "'");
+    return WireNames.parse(MoveState.class, wireName, MoveState::wireName, "move state");
   }
 }

@@ -1,5 +1,6 @@
 package io.felix.broker.control;
 
+import io.felix.broker.wire.WireNames;
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
 
@@ -33,12 +34,7 @@ public enum PassTrigger {
 
   @JsonCreator(mode = JsonCreator.Mode.DELEGATING) // one string, not a property: Pekko's mapper knows parameter names
   public static PassTrigger fromDescription(String description) {
-    for (PassTrigger trigger : values()) {
-      if (trigger.description.equals(description)) {
-        return trigger;
-      }
-    }
-    throw new IllegalArgumentException("not a placement pass trigger: '" + description + "'");
+    return WireNames.parse(PassTrigger.class, description, PassTrigger::description, "placement pass trigger");
   }
 
   @Override

@@ -38,22 +38,13 @@ public final class BrokerNode implements AutoCloseable {
 
   private final ActorSystem<Void> system;
   private final BrokerSettings settings;
-  private final DataPlane dataPlane;
-  private final ActorRef<PlacementController.Command> singleton;
-  private final ActorRef<AssignmentHolder.Command> holder;
-  private final AdminServer admin;
-  private final BrokerEndpoint endpoint;
+  /** What the guardian started: the data plane, the singleton's proxy, the holder, the admin server. */
+  private final BrokerGuardian.Started started;
 
-  private BrokerNode(ActorSystem<Void> system, BrokerSettings settings, DataPlane dataPlane,
-      ActorRef<PlacementController.Command> singleton, ActorRef<AssignmentHolder.Command> holder, AdminServer admin,
-      BrokerEndpoint endpoint) {
+  private BrokerNode(ActorSystem<Void> system, BrokerSettings settings, BrokerGuardian.Started started) {
     this.system = system;
-    this.dataPlane = dataPlane;
     this.settings = settings;
-    this.singleton = singleton;
-    this.holder = holder;
-    this.admin = admin;
-    this.endpoint = endpoint;
+    this.started = started;
   }
 
   /** Starts a broker from the operator's config (defaults from reference.conf fill the rest). */
@@ -82,8 +73,7 @@ public final class BrokerNode implements AutoCloseable {
     }
     log.info("Broker {} started: cluster address {}, admin port {}", settings.id(), address(system),
         started.admin().port());
-    return new BrokerNode(system, settings, started.dataPlane(), started.singleton(), started.holder(),
-        started.admin(), started.endpoint());
+    return new BrokerNode(system, settings, started);
   }
 
   private static Address address(ActorSystem<?> system) {
@@ -108,15 +98,15 @@ public final class BrokerNode implements AutoCloseable {
   }
 
   public int adminPort() {
-    return admin.port();
+    return started.admin().port();
   }
 
   public BrokerEndpoint endpoint() {
-    return endpoint;
+    return started.endpoint();
   }
 
   public DataPlane dataPlane() {
-    return dataPlane;
+    return started.dataPlane();
   }
 
   public ActorSystem<Void> system() {
@@ -124,11 +114,11 @@ public final class BrokerNode implements AutoCloseable {
   }
 
   public ActorRef<PlacementController.Command> singleton() {
-    return singleton;
+    return started.singleton();
   }
 
   public ActorRef<AssignmentHolder.Command> holder() {
-    return holder;
+    return started.holder();
   }
 
   /** Leaves the cluster gracefully (CoordinatedShutdown) and stops everything. */
@@ -137,7 +127,7 @@ public final class BrokerNode implements AutoCloseable {
     if (system.getWhenTerminated().toCompletableFuture().isDone()) {
       return; // downed or already closed: the data plane released its resources on termination
     }
-    admin.close();
+    started.admin().close();
     system.terminate(); // the guardian's children stop first: every replica closes its log
     try {
       system.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);

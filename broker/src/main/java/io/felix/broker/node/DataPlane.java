@@ -1,6 +1,8 @@
 package io.felix.broker.node;
 
 import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import java.nio.file.Path;
 import io.felix.broker.assignment.BrokerEndpoint;
 import io.felix.broker.client.ClientListener;
 import io.felix.broker.client.ClientListenerSettings;
@@ -112,6 +114,25 @@ public final class DataPlane {
       system.terminate();
       throw new IllegalStateException("the data plane did not start: " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * The config of broker {@code id} for {@link #startInOwnSystem}: a cluster node on 127.0.0.1 with every port
+   * picked free and its data in {@code dataDir}, several of them in one JVM; {@code overrides} (HOCON) win.
+   */
+  public static Config localConfig(int id, Path dataDir, String overrides) {
+    return ConfigFactory.parseString(overrides).withFallback(ConfigFactory.parseString(
+            "pekko.actor.provider = cluster\n"
+            + "pekko.remote.artery.canonical.hostname = 127.0.0.1\n"
+            + "pekko.remote.artery.canonical.port = 0\n"
+            + "pekko.cluster.jmx.multi-mbeans-in-same-jvm = on\n"
+            + "pekko.cluster.downing-provider-class = \"org.apache.pekko.cluster.sbr.SplitBrainResolverProvider\"\n"
+            + "pekko.cluster.split-brain-resolver.active-strategy = keep-majority\n"
+            + "felix.broker.id = " + id + "\n"
+            + "felix.broker.data-dir = \"" + dataDir.toString().replace("\\", "/") + "\"\n"
+            + "felix.broker.client-port = 0\n"
+            + "felix.broker.replication-port = 0\n"))
+        .withFallback(ConfigFactory.load());
   }
 
   public ActorSystem<?> system() {

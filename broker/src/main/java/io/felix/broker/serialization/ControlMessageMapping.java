@@ -155,8 +155,8 @@ final class ControlMessageMapping {
         bind("OK", ControlReply.Done.class, m -> DoneMsg.newBuilder().setMessage(m.message()).build(),
             DoneMsg.parser(), p -> new ControlReply.Done(p.getMessage())),
         bind("NO", ControlReply.Rejected.class,
-            m -> RejectedMsg.newBuilder().setRefusal(refusal(m.refusal())).setError(m.error()).build(),
-            RejectedMsg.parser(), p -> new ControlReply.Rejected(refusal(p.getRefusal()), p.getError())),
+            m -> RejectedMsg.newBuilder().setRefusal(toWire(m.refusal(), RefusalMsg.class, "REFUSAL_")).setError(m.error()).build(),
+            RejectedMsg.parser(), p -> new ControlReply.Rejected(fromWire(p.getRefusal(), ControlReply.Refusal.class, "REFUSAL_"), p.getError())),
         bind("V", ControlView.class, ControlMessageMapping::view, ControlViewMsg.parser(),
             ControlMessageMapping::view));
     // toMap refuses a second binding of a type or a manifest.
@@ -252,12 +252,13 @@ final class ControlMessageMapping {
 
   private static ReplicaStatusMsg status(ReplicaStatus s) {
     return ReplicaStatusMsg.newBuilder().setShard(ShardRefs.toRef(s.id())).setBrokerId(s.brokerId())
-        .setHosted(s.hosted()).setRole(role(s.role())).setLastEpoch(s.lastEpoch()).setLogEndOffset(s.logEndOffset())
+        .setHosted(s.hosted()).setRole(toWire(s.role(), ReplicaRoleMsg.class, "REPLICA_ROLE_")).setLastEpoch(s.lastEpoch()).setLogEndOffset(s.logEndOffset())
         .setCommitOffset(s.commitOffset()).setFailed(s.failed()).build();
   }
 
   private static ReplicaStatus status(ReplicaStatusMsg m) {
-    return new ReplicaStatus(ShardRefs.toId(m.getShard()), m.getBrokerId(), m.getHosted(), role(m.getRole()),
+    return new ReplicaStatus(ShardRefs.toId(m.getShard()), m.getBrokerId(), m.getHosted(),
+        fromWire(m.getRole(), ReplicaRole.class, "REPLICA_ROLE_"),
         m.getLastEpoch(), m.getLogEndOffset(), m.getCommitOffset(), m.getFailed());
   }
 
@@ -277,47 +278,7 @@ final class ControlMessageMapping {
     return Enum.valueOf(type, name.substring(prefix.length()));
   }
 
-  private static ReplicaRoleMsg role(ReplicaRole role) {
-    return switch (role) {
-      case LEADER -> ReplicaRoleMsg.REPLICA_ROLE_LEADER;
-      case FOLLOWER -> ReplicaRoleMsg.REPLICA_ROLE_FOLLOWER;
-      case LEARNER -> ReplicaRoleMsg.REPLICA_ROLE_LEARNER;
-      case FENCED -> ReplicaRoleMsg.REPLICA_ROLE_FENCED;
-      case NONE -> ReplicaRoleMsg.REPLICA_ROLE_NONE;
-      case FAILED -> ReplicaRoleMsg.REPLICA_ROLE_FAILED;
-    };
-  }
-
-  private static ReplicaRole role(ReplicaRoleMsg role) {
-    return switch (role) {
-      case REPLICA_ROLE_LEADER -> ReplicaRole.LEADER;
-      case REPLICA_ROLE_FOLLOWER -> ReplicaRole.FOLLOWER;
-      case REPLICA_ROLE_LEARNER -> ReplicaRole.LEARNER;
-      case REPLICA_ROLE_FENCED -> ReplicaRole.FENCED;
-      case REPLICA_ROLE_NONE -> ReplicaRole.NONE;
-      case REPLICA_ROLE_FAILED -> ReplicaRole.FAILED;
-      case REPLICA_ROLE_UNSPECIFIED, UNRECOGNIZED -> throw new IllegalArgumentException("unknown replica role " + role);
-    };
-  }
-
   // ---- Placement singleton answers ----
-
-  private static RefusalMsg refusal(ControlReply.Refusal refusal) {
-    return switch (refusal) {
-      case INVALID -> RefusalMsg.REFUSAL_INVALID;
-      case NOT_FOUND -> RefusalMsg.REFUSAL_NOT_FOUND;
-      case CONFLICT -> RefusalMsg.REFUSAL_CONFLICT;
-    };
-  }
-
-  private static ControlReply.Refusal refusal(RefusalMsg refusal) {
-    return switch (refusal) {
-      case REFUSAL_INVALID -> ControlReply.Refusal.INVALID;
-      case REFUSAL_NOT_FOUND -> ControlReply.Refusal.NOT_FOUND;
-      case REFUSAL_CONFLICT -> ControlReply.Refusal.CONFLICT;
-      case REFUSAL_UNSPECIFIED, UNRECOGNIZED -> throw new IllegalArgumentException("unknown refusal " + refusal);
-    };
-  }
 
   private static ControlViewMsg view(ControlView v) {
     ControlView.LastPass pass = v.lastPass();

@@ -52,12 +52,9 @@ class FailoverClusterTest {
           : cluster.live().stream().filter(b -> b != host).reduce((a, b) -> b).orElseThrow();
       BrokerNode survivor = cluster.live().stream().filter(b -> b != victim).findFirst().orElseThrow();
       cluster.awaitBrokersLive(survivor, 3);
-      assertEquals(200, cluster.post(survivor, "/v1/streams",
-          "{\"name\":\"events\",\"shards\":" + SHARDS + ",\"replication_factor\":3}").status());
-      cluster.awaitReady();
       // Paused placement still promotes; it only starts no moves, so the measurement is of the failover alone
       // (resumed, placement would at once level the stream over the two brokers left).
-      assertEquals(200, cluster.post(survivor, "/v1/placement/pause", "").status());
+      cluster.createStreamAndPausePlacement(survivor, "events", SHARDS);
 
       JsonNode before = cluster.get(survivor, "/v1/streams/events").json().get("shard_assignments");
       List<Integer> led = cluster.shardsLedBy(survivor, "events", victim.id());
@@ -65,34 +62,18 @@ class FailoverClusterTest {
 
       try (FelixClient client = cluster.client(); FelixClient reader = cluster.client()) {
         RecordLedger ledger = new RecordLedger(client, "events", SHARDS);
-        for (int shard = 0; shard < SHARDS; shard++) {
-          assertTrue(ledger.writeAndWait(shard), "shard " + shard + " takes writes before the stop");
-        }
-        ledger.start(200);
-        int ackedAtStart = ledger.acknowledged();
-        BrokerCluster.await(Duration.ofSeconds(30), "100 records acknowledged before the stop",
-            () -> ledger.acknowledged() >= ackedAtStart + 100);
+        ledger.startOnEveryShard(200, 100);
 
         long stoppedAt = System.nanoTime();
         cluster.stop(victim);
-        List<CompletableFuture<Long>> writable = new ArrayList<>();
-        for (int shard : led) {
-          writable.add(CompletableFuture.supplyAsync(() -> {
-            while (!ledger.writeAndWait(shard)) {
-              // the next attempt follows the new metadata
-            }
-            return (System.nanoTime() - stoppedAt) / 1_000_000;
-          }));
-        }
+        List<CompletableFuture<Long>> writable = ledger.writableAgain(led, stoppedAt);
         long failoverMillis = 0;
         for (CompletableFuture<Long> shard : writable) {
           failoverMillis = Math.max(failoverMillis, shard.get(60, TimeUnit.SECONDS));
         }
         log.info("FAILOVER: every shard led by broker {} ({}) took writes again {} ms after it stopped", victim.id(),
             singletonHost ? "host of the placement singleton" : "not the singleton host", failoverMillis);
-        int ackedAfterRecovery = ledger.acknowledged();
-        BrokerCluster.await(Duration.ofSeconds(30), "100 more records acknowledged after the new leaders took over",
-            () -> ledger.acknowledged() >= ackedAfterRecovery + 100);
+        ledger.awaitMoreAcknowledged(100); // under the new leaders
         ledger.stop();
 
         JsonNode after = cluster.get(survivor, "/v1/streams/events").json().get("shard_assignments");

@@ -47,11 +47,8 @@ class RestartedLeaderClusterTest {
       BrokerNode host = cluster.singletonHost();
       BrokerNode victim = cluster.live().stream().filter(b -> b != host).reduce((a, b) -> b).orElseThrow();
       cluster.awaitBrokersLive(host, 3);
-      assertEquals(200, cluster.post(host, "/v1/streams",
-          "{\"name\":\"events\",\"shards\":" + SHARDS + ",\"replication_factor\":3}").status());
-      cluster.awaitReady();
       // No moves: leadership changes here come from the restart alone.
-      assertEquals(200, cluster.post(host, "/v1/placement/pause", "").status());
+      cluster.createStreamAndPausePlacement(host, "events", SHARDS);
 
       JsonNode before = cluster.get(host, "/v1/streams/events").json().get("shard_assignments");
       List<Integer> led = cluster.shardsLedBy(host, "events", victim.id());
@@ -59,26 +56,12 @@ class RestartedLeaderClusterTest {
 
       try (FelixClient client = cluster.client(); FelixClient reader = cluster.client()) {
         RecordLedger ledger = new RecordLedger(client, "events", SHARDS);
-        for (int shard = 0; shard < SHARDS; shard++) {
-          assertTrue(ledger.writeAndWait(shard), "shard " + shard + " takes writes before the stop");
-        }
-        ledger.start(200);
-        int ackedAtStart = ledger.acknowledged();
-        BrokerCluster.await(Duration.ofSeconds(30), "100 records acknowledged before the stop",
-            () -> ledger.acknowledged() >= ackedAtStart + 100);
+        ledger.startOnEveryShard(200, 100);
 
         long stoppedAt = System.nanoTime();
         cluster.stop(victim);
         cluster.add(victim.id(), "");
-        List<CompletableFuture<Long>> writable = new ArrayList<>();
-        for (int shard : led) {
-          writable.add(CompletableFuture.supplyAsync(() -> {
-            while (!ledger.writeAndWait(shard)) {
-              // the next attempt follows the new metadata
-            }
-            return (System.nanoTime() - stoppedAt) / 1_000_000;
-          }));
-        }
+        List<CompletableFuture<Long>> writable = ledger.writableAgain(led, stoppedAt);
         // Bounded well below the failover timeout: the shards must not wait for it (without the restart
         // detection they would wait for ever, the restarted broker never being lost that long).
         long bound = FAILOVER_TIMEOUT.toMillis() / 2;
@@ -93,9 +76,7 @@ class RestartedLeaderClusterTest {
         log.info("RESTART: every shard led by broker {} took writes again {} ms after it stopped", victim.id(),
             recoveredMillis);
         assertTrue(recoveredMillis < bound, "recovered in " + recoveredMillis + " ms");
-        int ackedAfterRecovery = ledger.acknowledged();
-        BrokerCluster.await(Duration.ofSeconds(30), "100 more records acknowledged after the new leaders took over",
-            () -> ledger.acknowledged() >= ackedAfterRecovery + 100);
+        ledger.awaitMoreAcknowledged(100); // under the new leaders
         ledger.stop();
 
         JsonNode after = cluster.get(host, "/v1/streams/events").json().get("shard_assignments");

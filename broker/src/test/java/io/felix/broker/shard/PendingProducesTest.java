@@ -16,7 +16,7 @@ class PendingProducesTest {
   static final Duration TIMEOUT = Duration.ofSeconds(3);
 
   final ManualClock clock = new ManualClock();
-  final PendingProduces pending = new PendingProduces(7, clock);
+  final PendingProduces pending = new PendingProduces(7, clock.replicaClock());
 
   CompletableFuture<Response> add(Acks acks, long base, long end) {
     CompletableFuture<Response> reply = new CompletableFuture<>();

@@ -85,7 +85,7 @@ final class ReplicaFixture implements AutoCloseable {
   private ActorRef<ShardReplica.Command> start(Function<ReplicaContext, Behavior<ShardReplica.Command>> role) {
     ReplicaRegistry registry = new ReplicaRegistry(brokerId);
     replica = kit.spawn(Behaviors.setup(actor -> role.apply(
-        new ReplicaContext(SHARD, brokerId, log, transport, SETTINGS, registry, actor, clock))));
+        new ReplicaContext(SHARD, brokerId, log, transport, SETTINGS, registry, actor, clock.replicaClock()))));
     return replica;
   }
 

@@ -13,39 +13,28 @@ import io.felix.broker.log.ShardLog;
 import io.felix.protocol.replication.FetchError;
 import io.felix.protocol.replication.ReplicaFetch;
 import io.felix.protocol.replication.ReplicaFetchResult;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The follower role alone (broker 2 following broker 1): divergence and truncation as KIP-101 with KIP-279. The
  * leader's answers are built from a second real log, the way {@link ShardLeader} builds them.
  */
-class ShardFollowerTest {
+class ShardFollowerTest extends ReplicaActorTest {
   static final ActorTestKit kit = ReplicaFixture.testKit("ShardFollowerTest");
   static final int LEADER = 1;
   static final int FOLLOWER = 2;
 
-  @TempDir
-  Path tmp;
-  ReplicaFixture replica;
   ShardLog leaderLog;
 
   @BeforeEach
   void open() throws Exception {
     replica = new ReplicaFixture(kit, tmp, FOLLOWER);
     leaderLog = replica.openOtherLog(tmp.resolve("leader"));
-  }
-
-  @AfterEach
-  void close() throws Exception {
-    replica.close();
   }
 
   @AfterAll

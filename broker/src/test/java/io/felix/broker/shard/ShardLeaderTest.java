@@ -18,36 +18,25 @@ import io.felix.protocol.client.ErrorCode;
 import io.felix.protocol.client.Response;
 import io.felix.protocol.replication.FetchError;
 import io.felix.protocol.replication.ReplicaFetchResult;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** The leader role alone: broker 1 leads, brokers 2 and 3 follow; their fetches are written by the tests. */
-class ShardLeaderTest {
+class ShardLeaderTest extends ReplicaActorTest {
   static final ActorTestKit kit = ReplicaFixture.testKit("ShardLeaderTest");
   static final int LEADER = 1;
   static final int F2 = 2;
   static final int F3 = 3;
 
-  @TempDir
-  Path tmp;
-  ReplicaFixture replica;
 
   @BeforeEach
   void open() throws Exception {
     replica = new ReplicaFixture(kit, tmp, LEADER);
-  }
-
-  @AfterEach
-  void close() throws Exception {
-    replica.close();
   }
 
   @AfterAll

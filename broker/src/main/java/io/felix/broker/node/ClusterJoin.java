@@ -2,6 +2,8 @@ package io.felix.broker.node;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,9 +27,9 @@ import org.slf4j.LoggerFactory;
  * restarted while the others run (a crash, a kill, a rolling restart) may not hear from them that quickly on a
  * loaded machine: it would then form a second cluster beside the first, with a second placement singleton on the
  * same journal. So a broker that has been a member before ({@value #MARKER} in its data directory, written once
- * it is up) never forms a cluster at once: it asks the other seeds, and only when none has answered within
- * {@code felix.cluster.rejoin-timeout} (every broker down: a whole-cluster restart) does the first seed form the
- * cluster again.
+ * it is up) forms a cluster at once only when no other seed's process listens on its cluster port (every broker
+ * was stopped); otherwise it asks the other seeds, and forms the cluster only when none has answered within
+ * {@code felix.cluster.rejoin-timeout} (brokers running but not members: they were stopped and are starting too).
  */
 final class ClusterJoin {
   private static final Logger log = LoggerFactory.getLogger(ClusterJoin.class);
@@ -64,6 +66,12 @@ final class ClusterJoin {
       cluster.manager().tell(new Join(self));
       return;
     }
+    if (plan.mayFormAfterTimeout() && plan.seeds().stream().noneMatch(ClusterJoin::listening)) {
+      // No other seed's process even listens: no cluster is running to be joined (every broker was stopped).
+      log.info("Broker was a cluster member before; no other seed node is running: forming the cluster again");
+      cluster.manager().tell(new Join(self));
+      return;
+    }
     cluster.manager().tell(new JoinSeedNodes(plan.seeds()));
     if (plan.mayFormAfterTimeout()) {
       log.info("Broker was a cluster member before and is the first seed node: joining the running cluster through"
@@ -74,6 +82,19 @@ final class ClusterJoin {
           cluster.manager().tell(new Join(self));
         }
       }, system.executionContext());
+    }
+  }
+
+  /** Whether a process accepts connections on the seed's cluster port (a broker is running there). */
+  private static boolean listening(Address seed) {
+    if (seed.getHost().isEmpty() || seed.getPort().isEmpty()) {
+      return false;
+    }
+    try (Socket socket = new Socket()) {
+      socket.connect(new InetSocketAddress(seed.getHost().get(), seed.getPort().get()), 1000);
+      return true;
+    } catch (IOException e) {
+      return false;
     }
   }
 

@@ -129,7 +129,7 @@ final class FailoverRounds {
     }
     events.add(new LeaderPromoted(a.id(), step.get().to(), epoch, a.leader()));
     log.info("Shard {}: leader {} {}; {} of {} replicas fenced at epoch {}, broker {} promoted (log end {}, last epoch {})",
-        a.id(), a.leader(), leaderReachable ? "restarted or its fenced move timed out" : "lost",
+        a.id(), a.leader(), leaderReachable ? "restarted, does not serve, or its fenced move timed out" : "lost",
         fenced.size(), a.replicas().size(), epoch, step.get().to(), best.logEndOffset(), best.lastEpoch());
     return events;
   }

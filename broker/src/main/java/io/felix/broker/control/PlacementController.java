@@ -103,6 +103,7 @@ public final class PlacementController
   private final BrokerLiveness liveness;
   private final FailoverRounds failovers;
   private final MoveProgress moves;
+  private final LeaderCheck leaders;
   private final Cluster cluster;
   private final BrokerMetrics metrics;
   private Set<ActorRef<AssignmentHolder.Command>> holders = Set.of();
@@ -144,6 +145,7 @@ public final class PlacementController
     this.liveness = new BrokerLiveness(settings, clock, context.getLog());
     this.failovers = new FailoverRounds(settings, probe, clock, context.getLog());
     this.moves = new MoveProgress(settings, probe, clock, context.getLog());
+    this.leaders = new LeaderCheck(settings, probe, clock, context.getLog());
     this.cluster = Cluster.get(context.getSystem());
     this.metrics = BrokerMetrics.of(context.getSystem());
     timers.startTimerWithFixedDelay(new PlacementTick(PassTrigger.TIMER), settings.placementInterval());
@@ -273,6 +275,7 @@ public final class PlacementController
     }
     failovers.answered(answer.status(), answer.fenceEpoch());
     moves.answered(answer.status(), answer.fenceEpoch());
+    leaders.answered(answer.status(), answer.fenceEpoch());
     return onProgress(state); // an answer may complete a failover round or a move step: no need to wait a tick
   }
 
@@ -323,15 +326,16 @@ public final class PlacementController
   }
 
   /**
-   * Failover first: a shard whose leader is lost or restarted, or whose fenced move timed out, gets a failover
-   * round, and its move waits for the round to end it; every other move takes its next step.
+   * Failover first: a shard whose leader is lost or restarted, whose leader does not serve (see
+   * {@link LeaderCheck}), or whose fenced move timed out, gets a failover round, and its move waits for the round to end it; every other move takes its next step.
    */
   private Effect<PlacementEvent, ControlState> onProgress(ControlState state) {
     refreshLiveness(state);
     Set<Integer> available = liveness.available();
     Set<ShardId> failingOver = new HashSet<>(moves.handedToFailover(state));
+    leaders.ask(state, available);
     for (ShardAssignment a : state.shards().values()) {
-      if (liveness.needsFailover(a)) {
+      if (liveness.needsFailover(a) || leaders.notServing(a)) {
         failingOver.add(a.id());
       }
     }

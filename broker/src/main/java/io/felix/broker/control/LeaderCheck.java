@@ -1,0 +1,99 @@
+package io.felix.broker.control;
+
+import io.felix.broker.assignment.ShardAssignment;
+import io.felix.broker.assignment.ShardId;
+import io.felix.broker.shard.ReplicaRole;
+import io.felix.broker.shard.ReplicaStatus;
+import java.time.Clock;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import org.slf4j.Logger;
+
+/**
+ * Whether each shard's assigned leader actually serves, not only whether its broker is reachable: a replica can be
+ * assigned to lead yet not lead (after a restart it refuses an epoch its log already holds, its log failed to open,
+ * its actor was respawned), and then nothing else would ever change the shard's leadership. So the singleton asks
+ * every reachable leader of a shard without a move in flight, once per {@code check-interval}, and a leader that
+ * answers twice in a row, at least a check interval apart and for the same assignment, that it does not lead
+ * sends the shard through a failover round (fence a majority, promote). Two answers, not one, because a leader
+ * that was just appointed may answer before it has applied the table that appoints it.
+ *
+ * <p>Transitions per shard: no answer → (answer: leads) → serving; (answer: does not lead) → suspect;
+ * suspect → (another such answer, an interval later) → not serving, needs failover; any newer epoch, leader or
+ * move → forgotten.
+ */
+final class LeaderCheck {
+
+  /** The first answer of the assigned leader at this epoch saying it does not lead, and when it came. */
+  private record Suspect(int leader, long epoch, long sinceMillis, boolean confirmed) {}
+
+  private final Clock clock;
+  private final long intervalMillis;
+  private final ReplicaProbe probe;
+  private final Logger log;
+  private final Map<ShardId, Long> askedAt = new HashMap<>();
+  private final Map<ShardId, ShardAssignment> asked = new HashMap<>();
+  private final Map<ShardId, Suspect> suspects = new HashMap<>();
+
+  LeaderCheck(ControlSettings settings, ReplicaProbe probe, Clock clock, Logger log) {
+    this.clock = clock;
+    this.intervalMillis = settings.placementInterval().toMillis();
+    this.probe = probe;
+    this.log = log;
+  }
+
+  /** Asks the leaders not asked within the interval; forgets what a newer assignment or a move made stale. */
+  void ask(ControlState state, Set<Integer> available) {
+    long now = clock.millis();
+    suspects.entrySet().removeIf(e -> stale(state, e.getKey(), e.getValue().leader(), e.getValue().epoch()));
+    for (ShardAssignment a : state.shards().values()) {
+      if (a.leader() == ShardAssignment.NO_LEADER || !available.contains(a.leader())
+          || state.moves().containsKey(a.id())) {
+        continue;
+      }
+      Long last = askedAt.get(a.id());
+      if (last == null || now - last >= intervalMillis) {
+        askedAt.put(a.id(), now);
+        asked.put(a.id(), a);
+        probe.describe(a.leader(), a.id());
+      }
+    }
+    askedAt.keySet().retainAll(state.shards().keySet());
+    asked.keySet().retainAll(state.shards().keySet());
+  }
+
+  /** A describe's answer ({@code fenceEpoch} 0); answers of other replicas, or to fences, say nothing here. */
+  void answered(ReplicaStatus status, long fenceEpoch) {
+    ShardAssignment a = asked.get(status.id());
+    if (fenceEpoch != 0 || a == null || status.brokerId() != a.leader()) {
+      return;
+    }
+    if (status.role() == ReplicaRole.LEADER) {
+      suspects.remove(a.id());
+      return;
+    }
+    long now = clock.millis();
+    Suspect suspect = suspects.get(a.id());
+    if (suspect == null || suspect.leader() != a.leader() || suspect.epoch() != a.leaderEpoch()) {
+      suspects.put(a.id(), new Suspect(a.leader(), a.leaderEpoch(), now, false));
+    } else if (!suspect.confirmed() && now - suspect.sinceMillis() >= intervalMillis) {
+      suspects.put(a.id(), new Suspect(a.leader(), a.leaderEpoch(), suspect.sinceMillis(), true));
+      log.warn("Shard {}: broker {} is assigned to lead at epoch {} but answers as {} ({}); failing it over",
+          a.id(), a.leader(), a.leaderEpoch(), status.role().wireName(),
+          status.failed() ? "its log failed" : status.hosted() ? "it refuses or lost that epoch" : "no replica");
+    }
+  }
+
+  /** Whether the shard's assigned leader was seen twice not leading at its current epoch. */
+  boolean notServing(ShardAssignment a) {
+    Suspect suspect = suspects.get(a.id());
+    return suspect != null && suspect.confirmed() && suspect.leader() == a.leader()
+        && suspect.epoch() == a.leaderEpoch();
+  }
+
+  private static boolean stale(ControlState state, ShardId id, int leader, long epoch) {
+    ShardAssignment now = state.shards().get(id);
+    return now == null || now.leader() != leader || now.leaderEpoch() != epoch || state.moves().containsKey(id);
+  }
+}

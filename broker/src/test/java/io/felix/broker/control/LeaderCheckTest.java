@@ -1,0 +1,86 @@
+package io.felix.broker.control;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.felix.broker.assignment.ShardAssignment;
+import io.felix.broker.assignment.ShardId;
+import io.felix.broker.shard.ReplicaRole;
+import io.felix.broker.shard.ReplicaStatus;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Leadership is checked, not assumed: a reachable leader that answers twice, an interval apart, that it does not
+ * lead at its assigned epoch needs a failover round; one answer, or a leader that leads, does not.
+ */
+class LeaderCheckTest {
+  private static final ShardId SHARD = new ShardId("s", 0);
+  private static final long INTERVAL = PlacementDecisionsTest.SETTINGS.placementInterval().toMillis();
+
+  private final ManualClock clock = new ManualClock(50_000);
+  private final RecordingProbe probe = new RecordingProbe();
+  private final LeaderCheck check = new LeaderCheck(PlacementDecisionsTest.SETTINGS, probe, clock,
+      LoggerFactory.getLogger(LeaderCheckTest.class));
+  private final ControlState state = FailoverRoundsTest.oneShardOnThreeBrokers();
+  private final ShardAssignment shard = state.shards().get(SHARD);
+  private final Set<Integer> everyone = Set.of(0, 1, 2);
+
+  private ReplicaStatus leaderAnswers(ReplicaRole role) {
+    return new ReplicaStatus(SHARD, shard.leader(), true, role, 1, 10, 10, false);
+  }
+
+  @Test
+  void eachReachableLeaderIsAskedOncePerInterval() {
+    check.ask(state, everyone);
+    assertEquals(List.of("describe " + shard.leader() + " s/0"), probe.drain());
+    clock.advance(INTERVAL - 1);
+    check.ask(state, everyone);
+    assertEquals(List.of(), probe.drain());
+    clock.advance(1);
+    check.ask(state, everyone);
+    assertEquals(List.of("describe " + shard.leader() + " s/0"), probe.drain());
+
+    // An unreachable leader is the failure detector's business, not this check's.
+    clock.advance(INTERVAL);
+    check.ask(state, Set.of());
+    assertEquals(List.of(), probe.drain());
+  }
+
+  @Test
+  void aLeaderThatTwiceAnswersItDoesNotLeadNeedsAFailover() {
+    check.ask(state, everyone);
+    check.answered(leaderAnswers(ReplicaRole.FOLLOWER), 0);
+    assertFalse(check.notServing(shard), "one answer may predate the table that appoints it");
+
+    clock.advance(INTERVAL);
+    check.ask(state, everyone);
+    check.answered(leaderAnswers(ReplicaRole.FOLLOWER), 0);
+    assertTrue(check.notServing(shard));
+
+    // A newer epoch (the failover it caused) makes the finding stale.
+    ShardAssignment promoted = new ShardAssignment(SHARD, shard.replicas(), List.of(), shard.leader(),
+        shard.leaderEpoch() + 1);
+    assertFalse(check.notServing(promoted));
+  }
+
+  @Test
+  void aLeaderThatLeadsClearsTheSuspicionAndAnswersToFencesOrFromFollowersDoNotCount() {
+    check.ask(state, everyone);
+    check.answered(leaderAnswers(ReplicaRole.FOLLOWER), 0);
+    clock.advance(INTERVAL);
+    check.answered(leaderAnswers(ReplicaRole.LEADER), 0);
+    clock.advance(INTERVAL);
+    check.answered(leaderAnswers(ReplicaRole.FOLLOWER), 0);
+    assertFalse(check.notServing(shard), "the suspicion starts again after the leader led");
+
+    int follower = shard.replicas().stream().filter(b -> b != shard.leader()).findFirst().orElseThrow();
+    check.answered(new ReplicaStatus(SHARD, follower, true, ReplicaRole.FOLLOWER, 1, 10, 10, false), 0);
+    clock.advance(INTERVAL);
+    check.answered(leaderAnswers(ReplicaRole.FENCED), 2);
+    assertFalse(check.notServing(shard));
+  }
+}

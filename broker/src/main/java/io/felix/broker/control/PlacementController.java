@@ -142,8 +142,9 @@ public final class PlacementController
     this.decisions = new PlacementDecisions(settings);
     this.probe = probe;
     this.liveness = new BrokerLiveness(settings, clock, context.getLog());
-    this.failovers = new FailoverRounds(settings, probe, clock, context.getLog());
-    this.moves = new MoveProgress(settings, probe, clock, context.getLog());
+    ProbeContext probing = new ProbeContext(settings, probe, clock, context.getLog());
+    this.failovers = new FailoverRounds(probing);
+    this.moves = new MoveProgress(probing);
     this.cluster = Cluster.get(context.getSystem());
     this.metrics = BrokerMetrics.of(context.getSystem());
     timers.startTimerWithFixedDelay(new PlacementTick(PassTrigger.TIMER), settings.placementInterval());

@@ -31,8 +31,9 @@ class MoveProgressTest {
 
   private final ManualClock clock = new ManualClock(STARTED_AT);
   private final RecordingProbe probe = new RecordingProbe();
-  private final MoveProgress moves =
-      new MoveProgress(SETTINGS, probe, clock, LoggerFactory.getLogger(MoveProgressTest.class));
+  private final ProbeContext probing =
+      new ProbeContext(SETTINGS, probe, clock, LoggerFactory.getLogger(MoveProgressTest.class));
+  private final MoveProgress moves = new MoveProgress(probing);
 
   @Test
   void theLeaderIsFencedOnceTheDestinationIsWithinTheCatchUpLag() {
@@ -125,7 +126,7 @@ class MoveProgressTest {
     assertEquals(List.of(), probe.drain());
 
     // Every replica, the fenced leader too, is fenced at the next epoch.
-    FailoverRounds failovers = new FailoverRounds(SETTINGS, probe, clock, LoggerFactory.getLogger(MoveProgressTest.class));
+    FailoverRounds failovers = new FailoverRounds(probing);
     assertEquals(List.of(), failovers.progress(state, ALL, moves.handedToFailover(state)));
     assertEquals(a.replicas().stream().map(b -> "fence " + b + " s/0 @3").toList(), probe.drain());
 

@@ -13,10 +13,18 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class LoadGenArgumentsTest {
+  /** The usage error of {@code command} given a valid bootstrap address and stream, then {@code flags}. */
+  private static String usageErrorWithTarget(String command, String... flags) {
+    List<String> args = new ArrayList<>(List.of(command, "--bootstrap", "h:1", "--stream", "s"));
+    args.addAll(List.of(flags));
+    return usageError(args.toArray(String[]::new));
+  }
+
   private static String usageError(String... args) {
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -69,22 +77,22 @@ class LoadGenArgumentsTest {
   @Test
   void badValuesNameTheFlagAndExitWithTwo() {
     assertEquals("produce: --rate: expected a whole number, got 'fast'",
-        usageError("produce", "--bootstrap", "h:1", "--stream", "s", "--rate", "fast"));
+        usageErrorWithTarget("produce", "--rate", "fast"));
     assertEquals("produce: --rate: expected a number from 0 to 100000000, got -5",
-        usageError("produce", "--bootstrap", "h:1", "--stream", "s", "--rate", "-5"));
+        usageErrorWithTarget("produce", "--rate", "-5"));
     assertEquals("produce: --record-size: expected a number from 28 to 4194304, got 10",
-        usageError("produce", "--bootstrap", "h:1", "--stream", "s", "--record-size", "10"));
+        usageErrorWithTarget("produce", "--record-size", "10"));
     assertEquals("produce: --duration: expected a duration like 500ms, 30s, 5m or 1h, got '30'",
-        usageError("produce", "--bootstrap", "h:1", "--stream", "s", "--duration", "30"));
+        usageErrorWithTarget("produce", "--duration", "30"));
     assertEquals("produce: --acks: expected one of quorum, all, leader, got 'some'",
-        usageError("produce", "--bootstrap", "h:1", "--stream", "s", "--acks", "some"));
+        usageErrorWithTarget("produce", "--acks", "some"));
     assertEquals("produce: --mode: expected one of cluster, plain, got 'direct'",
-        usageError("produce", "--bootstrap", "h:1", "--stream", "s", "--mode", "direct"));
+        usageErrorWithTarget("produce", "--mode", "direct"));
     assertEquals("produce: --bootstrap: address must be host:port, got 'localhost'",
         usageError("produce", "--bootstrap", "localhost", "--stream", "s"));
     assertEquals("produce: --stream is required", usageError("produce", "--bootstrap", "h:1"));
     assertEquals("produce: --duration and --records exclude each other: give one",
-        usageError("produce", "--bootstrap", "h:1", "--stream", "s", "--duration", "1s", "--records", "5"));
+        usageErrorWithTarget("produce", "--duration", "1s", "--records", "5"));
     assertEquals("produce: unknown flag --speed", usageError("produce", "--speed", "3"));
     assertEquals("produce: --producers needs a value", usageError("produce", "--producers", "--stream", "s"));
     assertEquals("produce: --stream is given twice", usageError("produce", "--stream", "a", "--stream", "b"));
@@ -100,9 +108,9 @@ class LoadGenArgumentsTest {
     assertEquals(Path.of("p.json"), o.expect());
     assertEquals(Duration.ofSeconds(5), o.idle());
     assertEquals("consume: --expect is only meaningful with --verify",
-        usageError("consume", "--bootstrap", "h:1", "--stream", "s", "--expect", "p.json"));
+        usageErrorWithTarget("consume", "--expect", "p.json"));
     assertEquals("consume: --verify takes no value",
-        usageError("consume", "--bootstrap", "h:1", "--stream", "s", "--verify=yes"));
+        usageErrorWithTarget("consume", "--verify=yes"));
   }
 
   @Test

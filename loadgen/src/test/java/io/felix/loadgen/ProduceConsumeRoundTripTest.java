@@ -10,6 +10,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.function.IntFunction;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -79,6 +80,27 @@ class ProduceConsumeRoundTripTest {
   }
 
   /** How many records of each producer (0..2) the batch holds. */
+  /** Each of the three producers' report line is in the output, and the run failed. */
+  private static void assertEveryProducerThenFailed(Outcome o, IntFunction<String> producerLine) {
+    for (int p = 0; p < 3; p++) {
+      assertTrue(o.out().contains(producerLine.apply(p)), o.out());
+    }
+    assertTrue(o.out().contains("verify: FAILED"), o.out());
+  }
+
+  /** Verifies the run and expects it to fail (exit code 1). */
+  private Outcome failedVerify() {
+    Outcome o = verify();
+    assertEquals(1, o.code(), o.out());
+    return o;
+  }
+
+  /** Appends {@code batch} to the end of the shard's log, renumbering its offsets. */
+  private void appendAndRenumber(int shard, RecordBatch batch) {
+    peer.batches(shard).add(batch);
+    peer.renumber(shard);
+  }
+
   private static long[] perProducer(RecordBatch b) {
     long[] n = new long[3];
     for (var r : RecordLists.decode(b.getRecords()).getRecordsList()) {
@@ -92,40 +114,27 @@ class ProduceConsumeRoundTripTest {
     List<RecordBatch> shard0 = peer.batches(0);
     RecordBatch lost = shard0.remove(shard0.size() - 1);
     long[] n = perProducer(lost);
-    Outcome o = verify();
-    assertEquals(1, o.code(), o.out());
+    Outcome o = failedVerify();
     assertTrue(o.out().contains("consume: read " + (3000 - lost.getRecordCount()) + " records"), o.out());
-    for (int p = 0; p < 3; p++) {
-      assertTrue(o.out().contains("producer " + p + ": " + (1000 - n[p]) + " read, " + n[p] + " missing, "
-          + "0 duplicated, 0 out of order"), o.out());
-    }
-    assertTrue(o.out().contains("verify: FAILED"), o.out());
+    assertEveryProducerThenFailed(o, p -> "producer " + p + ": " + (1000 - n[p]) + " read, " + n[p] + " missing, "
+        + "0 duplicated, 0 out of order");
   }
 
   @Test
   void duplicatedBatchIsReportedPerProducer() {
-    List<RecordBatch> shard1 = peer.batches(1);
-    RecordBatch copy = shard1.get(0);
-    shard1.add(copy);
-    peer.renumber(1);
+    RecordBatch copy = peer.batches(1).get(0);
+    appendAndRenumber(1, copy);
     long[] n = perProducer(copy);
-    Outcome o = verify();
-    assertEquals(1, o.code(), o.out());
-    for (int p = 0; p < 3; p++) {
-      assertTrue(o.out().contains("producer " + p + ": " + (1000 + n[p]) + " read, 0 missing, " + n[p]
-          + " duplicated, 0 out of order"), o.out());
-    }
-    assertTrue(o.out().contains("verify: FAILED"), o.out());
+    Outcome o = failedVerify();
+    assertEveryProducerThenFailed(o, p -> "producer " + p + ": " + (1000 + n[p]) + " read, 0 missing, " + n[p]
+        + " duplicated, 0 out of order");
   }
 
   @Test
   void reorderedBatchesWithinAShardAreReportedOutOfOrder() {
-    List<RecordBatch> shard1 = peer.batches(1);
-    RecordBatch first = shard1.remove(0);
-    shard1.add(first);
-    peer.renumber(1);
-    Outcome o = verify();
-    assertEquals(1, o.code(), o.out());
+    RecordBatch first = peer.batches(1).remove(0);
+    appendAndRenumber(1, first);
+    Outcome o = failedVerify();
     long[] n = perProducer(first);
     for (int p = 0; p < 3; p++) {
       if (n[p] > 0) {
@@ -139,8 +148,7 @@ class ProduceConsumeRoundTripTest {
   void flippedByteIsReportedCorrupt() {
     List<RecordBatch> shard2 = peer.batches(2);
     shard2.set(0, InMemoryShardPeer.flipValueByte(shard2.get(0), 0, 50));
-    Outcome o = verify();
-    assertEquals(1, o.code(), o.out());
+    Outcome o = failedVerify();
     assertTrue(o.out().contains("verify: 3000 records, 1 corrupt, 0 not from the load generator"), o.out());
     assertTrue(o.out().contains("corrupt: shard 2 offset 0: checksum mismatch"), o.out());
   }

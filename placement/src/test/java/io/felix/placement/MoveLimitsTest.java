@@ -16,6 +16,11 @@ class MoveLimitsTest {
     return Layouts.liveBrokers(3).stream("perf-quorum", 3, 1, 1, 10);
   }
 
+  /** The layout with room for ten moves in the cluster but one move per broker. */
+  private static ClusterSnapshot oneMovePerBroker(Layouts layout) {
+    return layout.settings(PlacementSettings.DEFAULT.withMaxConcurrentMoves(10).withMaxMovesPerBroker(1)).snapshot();
+  }
+
   @Test
   void pausedPlansNoMovesButStillPlacesAndPromotes() {
     ClusterSnapshot snapshot = skewed()
@@ -40,8 +45,7 @@ class MoveLimitsTest {
     assertEquals(3, Planner.plan(three).moves().size());
 
     // Every move of perf-quorum must leave broker 2; one move per broker means one move per pass.
-    ClusterSnapshot perBroker = skewed()
-        .settings(PlacementSettings.DEFAULT.withMaxConcurrentMoves(10).withMaxMovesPerBroker(1)).snapshot();
+    ClusterSnapshot perBroker = oneMovePerBroker(skewed());
     Plan plan = Planner.plan(perBroker);
     assertEquals(1, plan.moves().size());
     assertEquals(2, plan.moves().get(0).from());
@@ -53,11 +57,9 @@ class MoveLimitsTest {
 
   @Test
   void perBrokerLimitLetsDisjointPairsMoveInTheSamePass() {
-    ClusterSnapshot snapshot = Layouts.liveBrokers(4)
+    ClusterSnapshot snapshot = oneMovePerBroker(Layouts.liveBrokers(4)
         .stream("a", 4, 6, 0, 2, 0)
-        .stream("b", 4, 0, 2, 0, 6)
-        .settings(PlacementSettings.DEFAULT.withMaxConcurrentMoves(10).withMaxMovesPerBroker(1))
-        .snapshot();
+        .stream("b", 4, 0, 2, 0, 6));
 
     Plan plan = Planner.plan(snapshot);
 
@@ -73,11 +75,9 @@ class MoveLimitsTest {
   @Test
   void bestPairHeldBackByAPerBrokerLimitWaitsInsteadOfMovingFromTheNextBroker() {
     // Broker 0 leads 6 of "g" and broker 3 leads 4; broker 1 leads none. Broker 0 is busy with a move of "other".
-    ClusterSnapshot snapshot = Layouts.liveBrokers(4)
+    ClusterSnapshot snapshot = oneMovePerBroker(Layouts.liveBrokers(4)
         .stream("g", 4, 6, 0, 2, 4)
-        .stream("other", 4, 1, 0, 0, 0)
-        .settings(PlacementSettings.DEFAULT.withMaxConcurrentMoves(10).withMaxMovesPerBroker(1))
-        .snapshot()
+        .stream("other", 4, 1, 0, 0, 0))
         .withMovesInFlight(List.of(new MoveInFlight("other", 0, 0, 2)));
 
     Plan waiting = Planner.plan(snapshot);

@@ -17,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -43,6 +44,15 @@ class FetchTest {
   private ScriptedBroker broker(int id) throws Exception {
     ScriptedBroker b = new ScriptedBroker(id);
     closeables.add(b);
+    return b;
+  }
+
+  /** Broker 1, leading stream "s": it answers metadata itself and every other request with a new {@code reply}. */
+  private ScriptedBroker soleBrokerAnswering(Supplier<Response.Builder> reply) throws Exception {
+    ScriptedBroker b = broker(1);
+    b.script(e -> e.reply(e.request.hasMetadata()
+        ? ScriptedBroker.metadata("s", List.of(b.brokerAddress()), 1)
+        : reply.get()));
     return b;
   }
 
@@ -79,10 +89,8 @@ class FetchTest {
 
   @Test
   void emptyFetchKeepsTheRequestedOffsetAsNext() throws Exception {
-    ScriptedBroker b = broker(1);
-    b.script(e -> e.reply(e.request.hasMetadata()
-        ? ScriptedBroker.metadata("s", List.of(b.brokerAddress()), 1)
-        : Response.newBuilder().setFetch(FetchResponse.newBuilder().setCommitOffset(5))));
+    ScriptedBroker b = soleBrokerAnswering(() -> Response.newBuilder()
+        .setFetch(FetchResponse.newBuilder().setCommitOffset(5)));
     FetchResult r = client(b).fetch("s", 0, 5, 1024, 0).join();
     assertEquals(List.of(), r.records());
     assertEquals(5, r.nextOffset());
@@ -90,10 +98,8 @@ class FetchTest {
 
   @Test
   void aFetchThatCrossedOnlyAnEpochMarkerMovesNextOffsetPastIt() throws Exception {
-    ScriptedBroker b = broker(1);
-    b.script(e -> e.reply(e.request.hasMetadata()
-        ? ScriptedBroker.metadata("s", List.of(b.brokerAddress()), 1)
-        : Response.newBuilder().setFetch(FetchResponse.newBuilder().setCommitOffset(8).setNextOffset(8))));
+    ScriptedBroker b = soleBrokerAnswering(() -> Response.newBuilder()
+        .setFetch(FetchResponse.newBuilder().setCommitOffset(8).setNextOffset(8)));
     FetchResult r = client(b).fetch("s", 0, 7, 1024, 0).join();
     assertEquals(List.of(), r.records());
     assertEquals(8, r.nextOffset());
@@ -135,10 +141,8 @@ class FetchTest {
 
   @Test
   void offsetOutOfRangeIsNotRetried() throws Exception {
-    ScriptedBroker b = broker(1);
-    b.script(e -> e.reply(e.request.hasMetadata()
-        ? ScriptedBroker.metadata("s", List.of(b.brokerAddress()), 1)
-        : Response.newBuilder().setError(Errors.of(ErrorCode.OFFSET_OUT_OF_RANGE, "offset 99 is past the end 3"))));
+    ScriptedBroker b = soleBrokerAnswering(() -> Response.newBuilder()
+        .setError(Errors.of(ErrorCode.OFFSET_OUT_OF_RANGE, "offset 99 is past the end 3")));
     FelixException e = FelixException.from(assertThrowsCompletion(client(b).fetch("s", 0, 99, 1024, 0)));
     assertEquals(ErrorCode.OFFSET_OUT_OF_RANGE, e.code());
     assertEquals("fetch s/0@99: OFFSET_OUT_OF_RANGE: offset 99 is past the end 3", e.getMessage());

@@ -8,7 +8,6 @@ import io.felix.broker.control.PlacementEvent.MoveAborted;
 import io.felix.broker.shard.ReplicaStatus;
 import io.felix.placement.Planner;
 import io.felix.placement.Step;
-import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -16,7 +15,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
-import org.slf4j.Logger;
 
 /**
  * Failover rounds, one per shard that needs a new leader: fence first, then choose, as Raft does. Every reachable
@@ -51,17 +49,11 @@ final class FailoverRounds {
   /** Answers to this round's fence only: one at another epoch, or from before the round, proves nothing. */
   private record Round(long epoch, long startedAtMillis, Map<Integer, ReplicaStatus> fenced) {}
 
-  private final ControlSettings settings;
-  private final ReplicaProbe probe;
-  private final Clock clock;
-  private final Logger log;
+  private final ProbeContext context;
   private final Map<ShardId, Round> rounds = new HashMap<>();
 
-  FailoverRounds(ControlSettings settings, ReplicaProbe probe, Clock clock, Logger log) {
-    this.settings = settings;
-    this.probe = probe;
-    this.clock = clock;
-    this.log = log;
+  FailoverRounds(ProbeContext context) {
+    this.context = context;
   }
 
   /** A replica's answer to a fence ({@code fenceEpoch} > 0) or describe (0); kept when it answers a round. */
@@ -88,15 +80,16 @@ final class FailoverRounds {
   }
 
   private List<PlacementEvent> progress(ControlState state, ShardAssignment a, Set<Integer> available) {
-    long now = clock.millis();
+    long now = context.clock().millis();
     MoveRecord move = state.moves().get(a.id());
     long epoch = Math.max(a.leaderEpoch(), move == null ? 0 : move.fenceEpoch()) + 1;
     Round round = rounds.get(a.id());
-    if (round == null || round.epoch() != epoch || now - round.startedAtMillis() > settings.replicaTimeout().toMillis()) {
+    if (round == null || round.epoch() != epoch
+        || now - round.startedAtMillis() > context.settings().replicaTimeout().toMillis()) {
       rounds.put(a.id(), new Round(epoch, now, new HashMap<>()));
       for (int b : a.replicas()) {
         if (available.contains(b)) {
-          probe.fence(b, a.id(), epoch);
+          context.probe().fence(b, a.id(), epoch);
         }
       }
       return List.of();
@@ -113,10 +106,11 @@ final class FailoverRounds {
     // destination, may be the only replica holding every committed record.
     ControlState leaderless = (move == null ? state : state.apply(new MoveAborted(a.id(), epoch, "", now)))
         .apply(new LeaderPromoted(a.id(), ShardAssignment.NO_LEADER, epoch, a.leader()));
-    Optional<Step> step = Planner.promote(PlacementSnapshots.of(leaderless, available, settings), a.id().stream(),
-        a.id().shard(), inSync);
+    Optional<Step> step = Planner.promote(PlacementSnapshots.of(leaderless, available, context.settings()),
+        a.id().stream(), a.id().shard(), inSync);
     if (step.isEmpty()) {
-      log.warn("Shard {} has no live replica among {} holding every committed record; it stays down", a.id(), inSync);
+      context.log().warn("Shard {} has no live replica among {} holding every committed record; it stays down",
+          a.id(), inSync);
       return List.of();
     }
     rounds.remove(a.id());
@@ -124,11 +118,13 @@ final class FailoverRounds {
     List<PlacementEvent> events = new ArrayList<>();
     if (move != null) {
       events.add(new MoveAborted(a.id(), epoch, leaderReachable
-          ? "timed out after " + settings.moveTimeout().toMillis() + " ms, or leader " + a.leader() + " restarted"
+          ? "timed out after " + context.settings().moveTimeout().toMillis() + " ms, or leader " + a.leader()
+              + " restarted"
           : "leader " + a.leader() + " was lost", now));
     }
     events.add(new LeaderPromoted(a.id(), step.get().to(), epoch, a.leader()));
-    log.info("Shard {}: leader {} {}; {} of {} replicas fenced at epoch {}, broker {} promoted (log end {}, last epoch {})",
+    context.log().info(
+        "Shard {}: leader {} {}; {} of {} replicas fenced at epoch {}, broker {} promoted (log end {}, last epoch {})",
         a.id(), a.leader(), leaderReachable ? "restarted, does not serve, or its fenced move timed out" : "lost",
         fenced.size(), a.replicas().size(), epoch, step.get().to(), best.logEndOffset(), best.lastEpoch());
     return events;

@@ -36,11 +36,11 @@ final class LeaderCheck {
   private final Map<ShardId, ShardAssignment> asked = new HashMap<>();
   private final Map<ShardId, Suspect> suspects = new HashMap<>();
 
-  LeaderCheck(ControlSettings settings, ReplicaProbe probe, Clock clock, Logger log) {
-    this.clock = clock;
-    this.intervalMillis = settings.placementInterval().toMillis();
-    this.probe = probe;
-    this.log = log;
+  LeaderCheck(ProbeContext context) {
+    this.clock = context.clock();
+    this.intervalMillis = context.settings().placementInterval().toMillis();
+    this.probe = context.probe();
+    this.log = context.log();
   }
 
   /** Asks the leaders not asked within the interval; forgets what a newer assignment or a move made stale. */

@@ -7,14 +7,12 @@ import io.felix.broker.control.PlacementEvent.MoveAborted;
 import io.felix.broker.control.PlacementEvent.MoveCompleted;
 import io.felix.broker.control.PlacementEvent.MoveFenced;
 import io.felix.broker.shard.ReplicaStatus;
-import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
-import org.slf4j.Logger;
 
 /**
  * The progress of each move in flight. The destination (a learner when staged) catches up from the leader; once
@@ -52,24 +50,18 @@ final class MoveProgress {
   /** One answer from a replica; {@code fenceEpoch} 0 for a describe. */
   private record Answer(ReplicaStatus status, long fenceEpoch, long atMillis) {}
 
-  private final ControlSettings settings;
-  private final ReplicaProbe probe;
-  private final Clock clock;
-  private final Logger log;
+  private final ProbeContext context;
   private final Map<ShardId, Map<Integer, Answer>> answers = new HashMap<>();
   private final Map<ShardId, Long> askedAt = new HashMap<>();
 
-  MoveProgress(ControlSettings settings, ReplicaProbe probe, Clock clock, Logger log) {
-    this.settings = settings;
-    this.probe = probe;
-    this.clock = clock;
-    this.log = log;
+  MoveProgress(ProbeContext context) {
+    this.context = context;
   }
 
   /** A replica's answer to a fence ({@code fenceEpoch} > 0) or describe (0); the latest of each replica counts. */
   void answered(ReplicaStatus status, long fenceEpoch) {
     answers.computeIfAbsent(status.id(), id -> new HashMap<>())
-        .put(status.brokerId(), new Answer(status, fenceEpoch, clock.millis()));
+        .put(status.brokerId(), new Answer(status, fenceEpoch, context.clock().millis()));
   }
 
   /** Fenced moves past the move timeout: their shards need a failover round, which also aborts the move. */
@@ -96,12 +88,14 @@ final class MoveProgress {
   }
 
   private List<PlacementEvent> progress(MoveRecord move, ShardAssignment a, Set<Integer> available) {
-    long now = clock.millis();
+    long now = context.clock().millis();
     if (timedOut(move, now)) { // not fenced (see handedToFailover): its leader never stopped
-      log.warn("Move {} of {} from {} to {} did not finish within {}; aborted, leader {} keeps leading at epoch {}",
-          move.moveId(), move.shard(), move.from(), move.to(), settings.moveTimeout(), a.leader(), a.leaderEpoch());
+      context.log().warn(
+          "Move {} of {} from {} to {} did not finish within {}; aborted, leader {} keeps leading at epoch {}",
+          move.moveId(), move.shard(), move.from(), move.to(), context.settings().moveTimeout(), a.leader(),
+          a.leaderEpoch());
       return List.of(new MoveAborted(a.id(), a.leaderEpoch(),
-          "timed out after " + settings.moveTimeout().toMillis() + " ms", now));
+          "timed out after " + context.settings().moveTimeout().toMillis() + " ms", now));
     }
     int leader = a.leader();
     if (!available.contains(leader) || !available.contains(move.to())) {
@@ -112,16 +106,17 @@ final class MoveProgress {
     Answer fromDestination = seen.get(move.to());
     if (move.fenceEpoch() == 0) {
       if (fresh(fromLeader, now) && fresh(fromDestination, now) && fromDestination.status().hosted()
-          && fromDestination.status().logEndOffset() >= fromLeader.status().logEndOffset() - settings.moveCatchUpLag()) {
+          && fromDestination.status().logEndOffset()
+              >= fromLeader.status().logEndOffset() - context.settings().moveCatchUpLag()) {
         long epoch = a.leaderEpoch() + 1;
-        log.info("Move {} of {}: broker {} caught up to {} of {} records; fencing leader {} at epoch {}",
+        context.log().info("Move {} of {}: broker {} caught up to {} of {} records; fencing leader {} at epoch {}",
             move.moveId(), a.id(), move.to(), fromDestination.status().logEndOffset(),
             fromLeader.status().logEndOffset(), leader, epoch);
         return List.of(new MoveFenced(a.id(), epoch));
       }
       ask(a.id(), now, () -> {
-        probe.describe(leader, a.id());
-        probe.describe(move.to(), a.id());
+        context.probe().describe(leader, a.id());
+        context.probe().describe(move.to(), a.id());
       });
       return List.of();
     }
@@ -129,24 +124,25 @@ final class MoveProgress {
         && fresh(fromDestination, now) && fromDestination.atMillis() >= fromLeader.atMillis()
         && holdsEveryRecordOf(fromDestination.status(), fromLeader.status())) {
       ShardAssignment after = PlacementSnapshots.finished(a, move, move.fenceEpoch());
-      log.info("Move {} of {}: broker {} holds all {} records; cut over to leader {} at epoch {}, replicas {} ({} ms)",
+      context.log().info(
+          "Move {} of {}: broker {} holds all {} records; cut over to leader {} at epoch {}, replicas {} ({} ms)",
           move.moveId(), a.id(), move.to(), fromLeader.status().logEndOffset(), after.leader(), after.leaderEpoch(),
           after.replicas(), now - move.startedAtMillis());
       return List.of(new MoveCompleted(a.id(), after.replicas(), after.leader(), after.leaderEpoch(), now));
     }
     ask(a.id(), now, () -> {
-      probe.fence(leader, a.id(), move.fenceEpoch());
-      probe.describe(move.to(), a.id());
+      context.probe().fence(leader, a.id(), move.fenceEpoch());
+      context.probe().describe(move.to(), a.id());
     });
     return List.of();
   }
 
   private boolean fencedAndTimedOut(MoveRecord move) {
-    return move.fenceEpoch() > 0 && timedOut(move, clock.millis());
+    return move.fenceEpoch() > 0 && timedOut(move, context.clock().millis());
   }
 
   private boolean timedOut(MoveRecord move, long now) {
-    return now - move.startedAtMillis() > settings.moveTimeout().toMillis();
+    return now - move.startedAtMillis() > context.settings().moveTimeout().toMillis();
   }
 
   /**
@@ -164,13 +160,13 @@ final class MoveProgress {
 
   /** An answer older than twice the replica timeout describes a log that may have moved on since. */
   private boolean fresh(Answer answer, long now) {
-    return answer != null && now - answer.atMillis() <= 2 * settings.replicaTimeout().toMillis();
+    return answer != null && now - answer.atMillis() <= 2 * context.settings().replicaTimeout().toMillis();
   }
 
   /** At most one round of questions per shard in flight: the next goes out once answers could have come back. */
   private void ask(ShardId id, long now, Runnable questions) {
     Long last = askedAt.get(id);
-    if (last == null || now - last >= settings.probeInterval().toMillis()) {
+    if (last == null || now - last >= context.settings().probeInterval().toMillis()) {
       askedAt.put(id, now);
       questions.run();
     }

@@ -143,9 +143,10 @@ public final class PlacementController
     this.decisions = new PlacementDecisions(settings);
     this.probe = probe;
     this.liveness = new BrokerLiveness(settings, clock, context.getLog());
-    this.failovers = new FailoverRounds(settings, probe, clock, context.getLog());
-    this.moves = new MoveProgress(settings, probe, clock, context.getLog());
-    this.leaders = new LeaderCheck(settings, probe, clock, context.getLog());
+    ProbeContext probing = new ProbeContext(settings, probe, clock, context.getLog());
+    this.failovers = new FailoverRounds(probing);
+    this.moves = new MoveProgress(probing);
+    this.leaders = new LeaderCheck(probing);
     this.cluster = Cluster.get(context.getSystem());
     this.metrics = BrokerMetrics.of(context.getSystem());
     timers.startTimerWithFixedDelay(new PlacementTick(PassTrigger.TIMER), settings.placementInterval());

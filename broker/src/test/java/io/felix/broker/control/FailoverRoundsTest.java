@@ -24,8 +24,8 @@ class FailoverRoundsTest {
 
   private final ManualClock clock = new ManualClock(50_000);
   private final RecordingProbe probe = new RecordingProbe();
-  private final FailoverRounds rounds = new FailoverRounds(PlacementDecisionsTest.SETTINGS, probe, clock,
-      LoggerFactory.getLogger(FailoverRoundsTest.class));
+  private final FailoverRounds rounds = new FailoverRounds(new ProbeContext(PlacementDecisionsTest.SETTINGS,
+      probe, clock, LoggerFactory.getLogger(FailoverRoundsTest.class)));
   /** One shard on three brokers at epoch 1. */
   private final ControlState state = oneShardOnThreeBrokers();
   private final ShardAssignment shard = state.shards().get(SHARD);

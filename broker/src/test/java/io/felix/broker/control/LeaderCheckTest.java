@@ -23,8 +23,8 @@ class LeaderCheckTest {
 
   private final ManualClock clock = new ManualClock(50_000);
   private final RecordingProbe probe = new RecordingProbe();
-  private final LeaderCheck check = new LeaderCheck(PlacementDecisionsTest.SETTINGS, probe, clock,
-      LoggerFactory.getLogger(LeaderCheckTest.class));
+  private final LeaderCheck check = new LeaderCheck(new ProbeContext(PlacementDecisionsTest.SETTINGS, probe, clock,
+      LoggerFactory.getLogger(LeaderCheckTest.class)));
   private final ControlState state = FailoverRoundsTest.oneShardOnThreeBrokers();
   private final ShardAssignment shard = state.shards().get(SHARD);
   private final Set<Integer> everyone = Set.of(0, 1, 2);

@@ -11,6 +11,7 @@ import io.felix.broker.control.PlacementEvent.MoveAborted;
 import io.felix.broker.control.PlacementEvent.MoveCompleted;
 import io.felix.broker.control.PlacementEvent.MoveFenced;
 import io.felix.broker.control.PlacementEvent.MoveStarted;
+import io.felix.broker.shard.ReplicaStatus;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -30,8 +31,9 @@ class MoveProgressTest {
 
   private final ManualClock clock = new ManualClock(STARTED_AT);
   private final RecordingProbe probe = new RecordingProbe();
-  private final MoveProgress moves =
-      new MoveProgress(SETTINGS, probe, clock, LoggerFactory.getLogger(MoveProgressTest.class));
+  private final ProbeContext probing =
+      new ProbeContext(SETTINGS, probe, clock, LoggerFactory.getLogger(MoveProgressTest.class));
+  private final MoveProgress moves = new MoveProgress(probing);
 
   @Test
   void theLeaderIsFencedOnceTheDestinationIsWithinTheCatchUpLag() {
@@ -69,25 +71,13 @@ class MoveProgressTest {
     assertEquals(List.of("fence " + leader + " s/0 @2", "describe " + to + " s/0"), probe.drain());
 
     // The leader answers the fence without its replica (restarted, or its actor stopped): log end 0 proves nothing.
-    moves.answered(notHosted(SHARD, leader), 2);
-    clock.advance(1);
-    moves.answered(holding(SHARD, to, 1, 90), 0);
-    clock.advance(1);
-    assertEquals(List.of(), moves.progress(state, ALL, Set.of()));
+    assertNoProgressAfterAnswers(state, notHosted(SHARD, leader), 2, holding(SHARD, to, 1, 90), 0);
 
     // A longer log whose last epoch differs from the fenced leader's is a diverged tail, not a copy.
-    moves.answered(holding(SHARD, leader, 1, 80), 2);
-    clock.advance(1);
-    moves.answered(holding(SHARD, to, 0, 95), 0);
-    clock.advance(1);
-    assertEquals(List.of(), moves.progress(state, ALL, Set.of()));
+    assertNoProgressAfterAnswers(state, holding(SHARD, leader, 1, 80), 2, holding(SHARD, to, 0, 95), 0);
 
     // The destination's answer from before the leader's last one may predate records the leader took since.
-    moves.answered(holding(SHARD, to, 1, 80), 0);
-    clock.advance(1);
-    moves.answered(holding(SHARD, leader, 1, 80), 2);
-    clock.advance(1);
-    assertEquals(List.of(), moves.progress(state, ALL, Set.of()));
+    assertNoProgressAfterAnswers(state, holding(SHARD, to, 1, 80), 0, holding(SHARD, leader, 1, 80), 2);
 
     // Both answered, but the leader is no longer reachable: no cut-over from a lost replica's word.
     moves.answered(holding(SHARD, to, 1, 80), 0);
@@ -136,7 +126,7 @@ class MoveProgressTest {
     assertEquals(List.of(), probe.drain());
 
     // Every replica, the fenced leader too, is fenced at the next epoch.
-    FailoverRounds failovers = new FailoverRounds(SETTINGS, probe, clock, LoggerFactory.getLogger(MoveProgressTest.class));
+    FailoverRounds failovers = new FailoverRounds(probing);
     assertEquals(List.of(), failovers.progress(state, ALL, moves.handedToFailover(state)));
     assertEquals(a.replicas().stream().map(b -> "fence " + b + " s/0 @3").toList(), probe.drain());
 
@@ -160,5 +150,15 @@ class MoveProgressTest {
     PlacementDecisions.Decision move = new PlacementDecisions(SETTINGS).startMove(state, ALL, "s", 0, outsider,
         STARTED_AT);
     return PlacementDecisionsTest.replay(state, move.events());
+  }
+
+  /** The two answers arrive one millisecond apart, and neither completes nor aborts the move. */
+  private void assertNoProgressAfterAnswers(ControlState state, ReplicaStatus first, long firstFenceEpoch,
+      ReplicaStatus second, long secondFenceEpoch) {
+    moves.answered(first, firstFenceEpoch);
+    clock.advance(1);
+    moves.answered(second, secondFenceEpoch);
+    clock.advance(1);
+    assertEquals(List.of(), moves.progress(state, ALL, Set.of()));
   }
 }

@@ -127,9 +127,7 @@ class ShardLeaderTest extends ReplicaActorTest {
 
   @Test
   void eachAcksLevelIsAnsweredWhenItsConditionIsMet() throws Exception {
-    replica.startLeader(leading(0));
-    replica.followerFetch(fetch(F2, 0, 0, -1, 0)); // both join the in-sync set; their fetches are held
-    replica.followerFetch(fetch(F3, 0, 0, -1, 0));
+    leadWithBothFollowersInSync(); // their first fetches are held
 
     CompletableFuture<Response> quorum = replica.produce(Acks.QUORUM, 1); // [0, 1)
     CompletableFuture<Response> all = replica.produce(Acks.ALL, 1); // [1, 2)
@@ -154,9 +152,7 @@ class ShardLeaderTest extends ReplicaActorTest {
 
   @Test
   void theInSyncSetShrinksWhenAFollowerStopsFetchingAndGrowsBackWhenItCatchesUp() throws Exception {
-    replica.startLeader(leading(0));
-    replica.followerFetch(fetch(F2, 0, 0, -1, 0));
-    replica.followerFetch(fetch(F3, 0, 0, -1, 0));
+    leadWithBothFollowersInSync();
 
     CompletableFuture<Response> first = replica.produce(Acks.ALL, 1); // [0, 1)
     replica.followerFetch(fetch(F2, 0, 1, 0, 1));
@@ -182,9 +178,7 @@ class ShardLeaderTest extends ReplicaActorTest {
 
   @Test
   void aFollowerLaggingPastTheRecordBoundLeavesTheInSyncSet() throws Exception {
-    replica.startLeader(leading(0));
-    replica.followerFetch(fetch(F2, 0, 0, -1, 0));
-    replica.followerFetch(fetch(F3, 0, 0, -1, 0));
+    leadWithBothFollowersInSync();
 
     CompletableFuture<Response> big = replica.produce(Acks.ALL, (int) ReplicaFixture.ISR_MAX_LAG_RECORDS + 1);
     replica.followerFetch(fetch(F2, 0, 101, 0, 101));
@@ -242,6 +236,13 @@ class ShardLeaderTest extends ReplicaActorTest {
     replica.followerFetch(fetch(F2, 4, 12, 2, 12).setAckOnly(true));
     assertEquals(0, replica.describe().commitOffset());
     assertEquals(List.of(), replica.transport.drain());
+  }
+
+  /** Leads at epoch 0 with both followers fetching from offset 0: they join the in-sync set. */
+  private void leadWithBothFollowersInSync() {
+    replica.startLeader(leading(0));
+    replica.followerFetch(fetch(F2, 0, 0, -1, 0));
+    replica.followerFetch(fetch(F3, 0, 0, -1, 0));
   }
 
   private static void assertProduced(long baseOffset, Response response) {

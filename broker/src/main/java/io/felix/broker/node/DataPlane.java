@@ -47,7 +47,6 @@ public final class DataPlane {
   private final ProduceForwarder forwarder;
   private final ClientListener clientListener;
   private final ActorRef<ReplicaDirectory.Command> directory;
-  private volatile boolean closed;
 
   private DataPlane(ActorContext<?> guardian) {
     ActorSystem<?> system = guardian.getSystem();
@@ -167,11 +166,8 @@ public final class DataPlane {
     transport.abortConnections(reason);
   }
 
-  private synchronized void releaseResources() {
-    if (closed) {
-      return;
-    }
-    closed = true;
+  /** Once, when the ActorSystem has terminated: every replica (the guardian's children) has stopped by then. */
+  private void releaseResources() {
     transport.close();
     clientListener.close();
     flusher.close();

@@ -8,6 +8,7 @@ import io.felix.broker.control.PlacementEvent.MoveAborted;
 import io.felix.broker.control.PlacementEvent.MoveCompleted;
 import io.felix.broker.control.PlacementEvent.ShardPlaced;
 import io.felix.broker.metrics.BrokerMetrics;
+import io.felix.broker.shard.NotServingReason;
 import io.felix.broker.shard.ReplicaStatus;
 import io.felix.broker.wire.ControlMessage;
 import java.time.Clock;
@@ -85,6 +86,13 @@ public final class PlacementController
    * only: the singleton's own ask adapter builds it from the {@code ReplicaStatus} that crossed Artery.
    */
   public record ReplicaAnswered(int brokerId, ShardId shard, long fenceEpoch, ReplicaStatus status) implements Command {}
+
+  /**
+   * A replica on {@code brokerId} is assigned to lead {@code shard} at {@code epoch} but does not; it repeats this
+   * every placement interval until a newer epoch or another leader reaches it.
+   */
+  public record LeaderNotServing(ShardId shard, int brokerId, long epoch, NotServingReason reason)
+      implements Command, ControlMessage {}
 
   private record PlacementTick(PassTrigger trigger) implements Command {}
 
@@ -177,6 +185,7 @@ public final class PlacementController
               state.streams().size(), state.shards().size(), state.moves().size(), state.tableVersion());
           refreshLiveness(state);
           publish(state);
+          askEveryLeader();
         })
         .build();
   }
@@ -198,6 +207,7 @@ public final class PlacementController
             c.shard(), c.to(), clock.millis()), c.replyTo(), null))
         .onCommand(GetView.class, this::onGetView)
         .onCommand(ReplicaAnswered.class, this::onReplicaAnswered)
+        .onCommand(LeaderNotServing.class, this::onLeaderNotServing)
         .onCommand(PlacementTick.class, this::onPlacementTick)
         .onCommand(MembershipChanged.class, this::onMembershipChanged)
         .onCommand(Listed.class, this::onListed)
@@ -280,6 +290,13 @@ public final class PlacementController
     return onProgress(state); // an answer may complete a failover round or a move step: no need to wait a tick
   }
 
+  private Effect<PlacementEvent, ControlState> onLeaderNotServing(ControlState state, LeaderNotServing report) {
+    if (!leaders.reported(state, report.shard(), report.brokerId(), report.epoch(), report.reason())) {
+      return Effect().none();
+    }
+    return onProgress(state); // its failover round starts now, not at the next tick
+  }
+
   private Effect<PlacementEvent, ControlState> onPlacementTick(ControlState state, PlacementTick tick) {
     refreshLiveness(state);
     publish(state); // Artery delivers at most once: resending lets a broker that missed a table catch up
@@ -304,6 +321,7 @@ public final class PlacementController
     context.getLog().debug("Cluster event {}", changed.event());
     if (changed.event() instanceof ClusterEvent.MemberUp) {
       context.getSelf().tell(new PlacementTick(PassTrigger.MEMBER_UP));
+      askEveryLeader();
     } else if (changed.event() instanceof ClusterEvent.MemberRemoved) {
       context.getSelf().tell(new PlacementTick(PassTrigger.MEMBER_REMOVED));
     }
@@ -343,6 +361,12 @@ public final class PlacementController
     List<PlacementEvent> events = new ArrayList<>(failovers.progress(state, available, failingOver));
     events.addAll(moves.progress(state, available, failingOver));
     return events.isEmpty() ? Effect().none() : persist(events);
+  }
+
+  /** The leader check asks every leader now rather than an interval after it last did (see {@link LeaderCheck}). */
+  private void askEveryLeader() {
+    leaders.askAllAtOnce();
+    context.getSelf().tell(ProgressTick.INSTANCE);
   }
 
   private void refreshLiveness(ControlState state) {

@@ -35,6 +35,7 @@ import io.felix.broker.control.PlacementEvent.StreamCreated;
 import io.felix.broker.control.PlacementEvent.StreamDeleted;
 import io.felix.broker.node.NodeConfig;
 import io.felix.broker.shard.ReplicaDirectory;
+import io.felix.broker.shard.NotServingReason;
 import io.felix.broker.shard.ReplicaRole;
 import io.felix.broker.shard.ReplicaStatus;
 import io.felix.broker.wire.ControlMessage;
@@ -132,6 +133,7 @@ class ControlMessageSerializerTest {
         new PlacementController.ResumePlacement(replyTo),
         new PlacementController.StartMove("orders", 0, 2, replyTo),
         new PlacementController.GetView(viewTo),
+        new PlacementController.LeaderNotServing(ORDERS_0, 1, 4, NotServingReason.EPOCH_HELD_BEFORE_RESTART),
         new ControlReply.Done("stream 'orders' created with 12 shards"),
         new ControlReply.Rejected(ControlReply.Refusal.INVALID, "shards: must be 1..10000, got 0"),
         new ControlReply.Rejected(ControlReply.Refusal.NOT_FOUND, "broker 9 is not known"),
@@ -158,6 +160,14 @@ class ControlMessageSerializerTest {
     assertEquals(notHosted, roundTrip(notHosted));
     assertEquals(List.of("leader", "follower", "learner", "fenced", "none", "failed"),
         Arrays.stream(ReplicaRole.values()).map(ReplicaRole::wireName).toList());
+  }
+
+  @Test
+  void aLeaderNotServingReportRoundTripsWithEveryReason() throws Exception {
+    for (NotServingReason reason : NotServingReason.values()) {
+      PlacementController.LeaderNotServing report = new PlacementController.LeaderNotServing(CLICKS_7, 2, 9, reason);
+      assertEquals(report, roundTrip(report));
+    }
   }
 
   @Test

@@ -1,5 +1,6 @@
 package io.felix.broker.control;
 
+import io.felix.broker.assignment.AssignmentTable;
 import io.felix.broker.assignment.BrokerEndpoint;
 import io.felix.broker.assignment.ShardAssignment;
 import io.felix.broker.assignment.ShardId;
@@ -7,6 +8,7 @@ import io.felix.broker.control.PlacementDecisions.Decision;
 import io.felix.broker.control.PlacementEvent.MoveAborted;
 import io.felix.broker.control.PlacementEvent.MoveCompleted;
 import io.felix.broker.control.PlacementEvent.ShardPlaced;
+import io.felix.broker.control.PlacementEvent.TableVersionRaised;
 import io.felix.broker.metrics.BrokerMetrics;
 import io.felix.broker.shard.NotServingReason;
 import io.felix.broker.shard.ReplicaStatus;
@@ -103,6 +105,12 @@ public final class PlacementController
 
   private enum ProgressTick implements Command { INSTANCE }
 
+  /** A holder's answer to {@link AssignmentHolder.GetTable}: the table its broker holds. */
+  private record TableHeld(AssignmentTable table) implements Command {}
+
+  /** The holders listed at start had their time to say which table they hold: publish whatever answered. */
+  private enum HeldTablesWaitOver implements Command { INSTANCE }
+
   private final ActorContext<Command> context;
   private final ControlSettings settings;
   private final Clock clock;
@@ -115,6 +123,13 @@ public final class PlacementController
   private final Cluster cluster;
   private final BrokerMetrics metrics;
   private Set<ActorRef<AssignmentHolder.Command>> holders = Set.of();
+  private final ActorRef<AssignmentTable> heldTables;
+  /**
+   * Answers still awaited from the holders of the first listing, -1 before it: until they answered (or the
+   * replica timeout passed) nothing is published, since a broker may hold a newer table than the journal knows.
+   */
+  private int heldTablesAwaited = -1;
+  private boolean publishing;
   private ControlView.LastPass lastPass = ControlView.LastPass.NONE;
 
   /**
@@ -138,18 +153,20 @@ public final class PlacementController
       Cluster cluster = Cluster.get(context.getSystem());
       cluster.subscriptions().tell(Subscribe.create(membership.narrow(), ClusterEvent.MemberEvent.class));
       cluster.subscriptions().tell(Subscribe.create(membership.narrow(), ClusterEvent.ReachabilityEvent.class));
-      return new PlacementController(context, timers, settings, clock, probes.apply(context, listings));
+      ActorRef<AssignmentTable> heldTables = context.messageAdapter(AssignmentTable.class, TableHeld::new);
+      return new PlacementController(context, timers, settings, clock, probes.apply(context, listings), heldTables);
     }));
   }
 
   private PlacementController(ActorContext<Command> context, TimerScheduler<Command> timers, ControlSettings settings,
-      Clock clock, ReplicaProbe probe) {
+      Clock clock, ReplicaProbe probe, ActorRef<AssignmentTable> heldTables) {
     super(PersistenceId.ofUniqueId(PERSISTENCE_ID));
     this.context = context;
     this.settings = settings;
     this.clock = clock;
     this.decisions = new PlacementDecisions(settings);
     this.probe = probe;
+    this.heldTables = heldTables;
     this.liveness = new BrokerLiveness(settings, clock, context.getLog());
     ProbeContext probing = new ProbeContext(settings, probe, clock, context.getLog());
     this.failovers = new FailoverRounds(probing);
@@ -159,6 +176,7 @@ public final class PlacementController
     this.metrics = BrokerMetrics.of(context.getSystem());
     timers.startTimerWithFixedDelay(new PlacementTick(PassTrigger.TIMER), settings.placementInterval());
     timers.startTimerWithFixedDelay(ProgressTick.INSTANCE, settings.progressInterval());
+    timers.startSingleTimer(HeldTablesWaitOver.INSTANCE, settings.replicaTimeout());
   }
 
   @Override
@@ -212,6 +230,8 @@ public final class PlacementController
         .onCommand(MembershipChanged.class, this::onMembershipChanged)
         .onCommand(Listed.class, this::onListed)
         .onCommand(ProgressTick.class, (s, c) -> onProgress(s))
+        .onCommand(TableHeld.class, this::onTableHeld)
+        .onCommand(HeldTablesWaitOver.class, (s, c) -> startPublishing(s))
         .build();
   }
 
@@ -269,6 +289,9 @@ public final class PlacementController
   }
 
   private void publish(ControlState state) {
+    if (!publishing) {
+      return;
+    }
     AssignmentHolder.Publish publish = new AssignmentHolder.Publish(state.table());
     holders.forEach(holder -> holder.tell(publish));
   }
@@ -339,8 +362,50 @@ public final class PlacementController
     added.removeAll(holders);
     context.getLog().debug("Assignment holders: {} ({} new)", current.size(), added.size());
     holders = current;
-    AssignmentHolder.Publish publish = new AssignmentHolder.Publish(state.table());
-    added.forEach(holder -> holder.tell(publish));
+    added.forEach(holder -> holder.tell(new AssignmentHolder.GetTable(heldTables)));
+    if (heldTablesAwaited < 0) {
+      heldTablesAwaited = added.size();
+      if (added.isEmpty()) {
+        return startPublishing(state);
+      }
+    } else if (publishing) {
+      AssignmentHolder.Publish publish = new AssignmentHolder.Publish(state.table());
+      added.forEach(holder -> holder.tell(publish));
+    }
+    return Effect().none();
+  }
+
+  /**
+   * A broker holds a table this singleton would number the same or lower, with other content: the journal lost
+   * decisions the previous singleton published. The next table is numbered above it; reusing its version with
+   * other content would have brokers ignore the new table, or hold different tables under one version.
+   */
+  private Effect<PlacementEvent, ControlState> onTableHeld(ControlState state, TableHeld held) {
+    AssignmentTable table = held.table();
+    boolean ahead = table.version() > state.tableVersion()
+        || (table.version() == state.tableVersion() && !table.equals(state.table()));
+    if (!ahead) {
+      return heldTableAnswered(state);
+    }
+    context.getLog().warn("A broker holds assignment table version {}, which this singleton's journal (version {})"
+        + " does not have: the journal lost decisions; tables are numbered from {} on", table.version(),
+        state.tableVersion(), table.version() + 1);
+    return persist(List.of(new TableVersionRaised(table.version()))).thenRun(s -> heldTableAnswered(s));
+  }
+
+  private Effect<PlacementEvent, ControlState> heldTableAnswered(ControlState state) {
+    if (!publishing && heldTablesAwaited > 0 && --heldTablesAwaited == 0) {
+      return startPublishing(state);
+    }
+    return Effect().none();
+  }
+
+  private Effect<PlacementEvent, ControlState> startPublishing(ControlState state) {
+    if (!publishing) {
+      publishing = true;
+      context.getLog().debug("Publishing assignment tables from version {}", state.tableVersion());
+      publish(state);
+    }
     return Effect().none();
   }
 

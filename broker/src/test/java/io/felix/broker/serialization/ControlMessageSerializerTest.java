@@ -98,7 +98,8 @@ class ControlMessageSerializerTest {
       new BrokerRemoved(4),
       new PlacementPaused(6_000),
       new PlacementResumed(7_000),
-      new PlacementPaused(8_000));
+      new PlacementPaused(8_000),
+      new PlacementEvent.TableVersionRaised(40));
 
   @AfterAll
   static void stop() {
@@ -187,7 +188,7 @@ class ControlMessageSerializerTest {
       assertTrue(ControlMessage.class.isAssignableFrom(mapped), mapped + " is mapped but has no marker");
     }
     assertEquals(Set.of("ReplicaAnswered", "PlacementTick", "MembershipChanged", "Listed", "ProgressTick",
-            "RegisterTick", "ReplicaStopped", "Respawn", "StopReplicaUnretired"),
+            "RegisterTick", "ReplicaStopped", "Respawn", "StopReplicaUnretired", "TableHeld", "HeldTablesWaitOver"),
         localOnly.stream().map(Class::getSimpleName).collect(Collectors.toSet()));
     for (Class<?> local : localOnly) {
       assertFalse(canCrossArtery(local), local.getName());

@@ -9,14 +9,16 @@ import java.time.Duration;
 
 /** The placement singleton's timers and limits, from {@code felix.control}. */
 public record ControlSettings(
-    Duration placementInterval, Duration failoverTimeout, Duration moveTimeout, long moveCatchUpLag,
+    Duration placementInterval, Duration failoverTimeout, Duration moveStallTimeout, Duration moveFenceTimeout,
+    long moveCatchUpLag,
     int maxConcurrentMoves, int maxMovesPerBroker, Duration replicaTimeout, Duration registerInterval,
     Duration progressInterval, Duration probeInterval, int snapshotEvery, int recentMoves, Strategy strategy) {
 
   public ControlSettings {
     ConfigChecks.positive("felix.control.placement-interval", placementInterval);
     ConfigChecks.positive("felix.control.failover-timeout", failoverTimeout);
-    ConfigChecks.positive("felix.control.move-timeout", moveTimeout);
+    ConfigChecks.positive("felix.control.move-stall-timeout", moveStallTimeout);
+    ConfigChecks.positive("felix.control.move-fence-timeout", moveFenceTimeout);
     ConfigChecks.positive("felix.control.replica-timeout", replicaTimeout);
     ConfigChecks.positive("felix.control.register-interval", registerInterval);
     ConfigChecks.positive("felix.control.progress-interval", progressInterval);
@@ -48,7 +50,8 @@ public record ControlSettings(
       throw new ConfigException.BadValue("felix.control.strategy", e.getMessage());
     }
     return new ControlSettings(
-        c.getDuration("placement-interval"), c.getDuration("failover-timeout"), c.getDuration("move-timeout"),
+        c.getDuration("placement-interval"), c.getDuration("failover-timeout"),
+        c.getDuration("move-stall-timeout"), c.getDuration("move-fence-timeout"),
         c.getLong("move-catch-up-lag"), c.getInt("max-concurrent-moves"), c.getInt("max-moves-per-broker"),
         c.getDuration("replica-timeout"), c.getDuration("register-interval"), c.getDuration("progress-interval"),
         c.getDuration("probe-interval"), c.getInt("snapshot-every"), c.getInt("recent-moves"), strategy);

@@ -325,7 +325,7 @@ public final class PlacementController
     publish(state); // Artery delivers at most once: resending lets a broker that missed a table catch up
     PlacementDecisions.Pass pass;
     try {
-      pass = decisions.pass(state, liveness.available(), clock.millis());
+      pass = decisions.pass(state, liveness.available(), failingOver(state), clock.millis());
     } catch (RuntimeException e) {
       context.getLog().error("Placement pass ({}) failed: {}", tick.trigger(), e.getMessage());
       return Effect().none();
@@ -416,16 +416,22 @@ public final class PlacementController
   private Effect<PlacementEvent, ControlState> onProgress(ControlState state) {
     refreshLiveness(state);
     Set<Integer> available = liveness.available();
-    Set<ShardId> failingOver = new HashSet<>(moves.handedToFailover(state));
     leaders.ask(state, available);
+    Set<ShardId> failingOver = failingOver(state);
+    List<PlacementEvent> events = new ArrayList<>(failovers.progress(state, available, failingOver));
+    events.addAll(moves.progress(state, available, failingOver));
+    return events.isEmpty() ? Effect().none() : persist(events);
+  }
+
+  /** The shards that need a failover round (whose rounds, once started, go on while they do). */
+  private Set<ShardId> failingOver(ControlState state) {
+    Set<ShardId> failingOver = new HashSet<>(moves.handedToFailover(state));
     for (ShardAssignment a : state.shards().values()) {
       if (liveness.needsFailover(a) || leaders.notServing(a)) {
         failingOver.add(a.id());
       }
     }
-    List<PlacementEvent> events = new ArrayList<>(failovers.progress(state, available, failingOver));
-    events.addAll(moves.progress(state, available, failingOver));
-    return events.isEmpty() ? Effect().none() : persist(events);
+    return failingOver;
   }
 
   /** The leader check asks every leader now rather than an interval after it last did (see {@link LeaderCheck}). */

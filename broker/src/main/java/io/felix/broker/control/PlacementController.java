@@ -21,6 +21,7 @@ import java.util.Set;
 import java.util.function.BiFunction;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.SupervisorStrategy;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
@@ -30,6 +31,7 @@ import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.cluster.typed.Subscribe;
 import org.apache.pekko.persistence.typed.PersistenceId;
 import org.apache.pekko.persistence.typed.RecoveryCompleted;
+import org.apache.pekko.persistence.typed.RecoveryFailed;
 import org.apache.pekko.persistence.typed.javadsl.CommandHandler;
 import org.apache.pekko.persistence.typed.javadsl.Effect;
 import org.apache.pekko.persistence.typed.javadsl.EffectBuilder;
@@ -160,7 +162,10 @@ public final class PlacementController
 
   private PlacementController(ActorContext<Command> context, TimerScheduler<Command> timers, ControlSettings settings,
       Clock clock, ReplicaProbe probe, ActorRef<AssignmentTable> heldTables) {
-    super(PersistenceId.ofUniqueId(PERSISTENCE_ID));
+    // A journal failure (a write, or the recovery itself) restarts the behaviour, which recovers again: the
+    // singleton must not stop, or placement and failover stop with it until its host leaves the cluster.
+    super(PersistenceId.ofUniqueId(PERSISTENCE_ID), SupervisorStrategy.restartWithBackoff(
+        settings.journalRestartMinBackoff(), settings.journalRestartMaxBackoff(), 0.2));
     this.context = context;
     this.settings = settings;
     this.clock = clock;
@@ -205,6 +210,9 @@ public final class PlacementController
           publish(state);
           askEveryLeader();
         })
+        .onSignal(RecoveryFailed.class, (state, signal) -> context.getLog().warn("Placement singleton could not"
+            + " recover from the journal ({}); it tries again after a backoff of {} to {}",
+            signal.getFailure().getMessage(), settings.journalRestartMinBackoff(), settings.journalRestartMaxBackoff()))
         .build();
   }
 

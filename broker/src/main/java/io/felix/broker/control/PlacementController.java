@@ -239,7 +239,10 @@ public final class PlacementController
         .onCommand(Listed.class, this::onListed)
         .onCommand(ProgressTick.class, (s, c) -> onProgress(s))
         .onCommand(TableHeld.class, this::onTableHeld)
-        .onCommand(HeldTablesWaitOver.class, (s, c) -> startPublishing(s))
+        .onCommand(HeldTablesWaitOver.class, (s, c) -> {
+          startPublishing(s);
+          return Effect().none();
+        })
         .build();
   }
 
@@ -374,7 +377,7 @@ public final class PlacementController
     if (heldTablesAwaited < 0) {
       heldTablesAwaited = added.size();
       if (added.isEmpty()) {
-        return startPublishing(state);
+        startPublishing(state);
       }
     } else if (publishing) {
       AssignmentHolder.Publish publish = new AssignmentHolder.Publish(state.table());
@@ -393,28 +396,27 @@ public final class PlacementController
     boolean ahead = table.version() > state.tableVersion()
         || (table.version() == state.tableVersion() && !table.equals(state.table()));
     if (!ahead) {
-      return heldTableAnswered(state);
+      heldTableAnswered(state);
+      return Effect().none();
     }
     context.getLog().warn("A broker holds assignment table version {}, which this singleton's journal (version {})"
         + " does not have: the journal lost decisions; tables are numbered from {} on", table.version(),
         state.tableVersion(), table.version() + 1);
-    return persist(List.of(new TableVersionRaised(table.version()))).thenRun(s -> heldTableAnswered(s));
+    return persist(List.of(new TableVersionRaised(table.version()))).thenRun(this::heldTableAnswered);
   }
 
-  private Effect<PlacementEvent, ControlState> heldTableAnswered(ControlState state) {
+  private void heldTableAnswered(ControlState state) {
     if (!publishing && heldTablesAwaited > 0 && --heldTablesAwaited == 0) {
-      return startPublishing(state);
+      startPublishing(state);
     }
-    return Effect().none();
   }
 
-  private Effect<PlacementEvent, ControlState> startPublishing(ControlState state) {
+  private void startPublishing(ControlState state) {
     if (!publishing) {
       publishing = true;
       context.getLog().debug("Publishing assignment tables from version {}", state.tableVersion());
       publish(state);
     }
-    return Effect().none();
   }
 
   /**

@@ -66,7 +66,11 @@ class TableVersionClusterTest {
       BrokerCluster.await(Duration.ofSeconds(40), "the singleton answering on another broker", () ->
           cluster.get(other, "/v1/streams").status() == 200 && cluster.singletonHost() != host);
 
-      // A decision of the new singleton reaches the brokers: its table is numbered above what they hold.
+      // Before it decides anything, the new singleton numbers its tables above what the brokers hold (else the
+      // next decisions would reuse versions the brokers hold with other content, and be ignored).
+      BrokerCluster.await(Duration.ofSeconds(5), "the singleton's table version above " + heldBefore, () ->
+          singletonTableVersion(other) > heldBefore);
+      // A decision of the new singleton reaches the brokers.
       assertEquals(200, cluster.post(other, "/v1/streams", "{\"name\":\"c\",\"shards\":2,\"replication_factor\":2}")
           .status());
       BrokerCluster.await(Duration.ofSeconds(20), "every broker holding stream c", () -> cluster.live().stream()
@@ -104,6 +108,17 @@ class TableVersionClusterTest {
       } catch (InterruptedException e) {
         return;
       }
+    }
+  }
+
+  /** The version of the table the singleton holds (and publishes), asked through {@code via}'s proxy. */
+  private static long singletonTableVersion(BrokerNode via) {
+    try {
+      return AskPattern.<PlacementController.Command, ControlView>ask(via.singleton(), PlacementController.GetView::new,
+          Duration.ofSeconds(3), via.system().scheduler()).toCompletableFuture().get(5, TimeUnit.SECONDS)
+          .state().tableVersion();
+    } catch (Exception e) {
+      return -1;
     }
   }
 

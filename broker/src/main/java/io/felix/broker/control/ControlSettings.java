@@ -9,18 +9,26 @@ import java.time.Duration;
 
 /** The placement singleton's timers and limits, from {@code felix.control}. */
 public record ControlSettings(
-    Duration placementInterval, Duration failoverTimeout, Duration moveTimeout, long moveCatchUpLag,
+    Duration placementInterval, Duration failoverTimeout, Duration moveStallTimeout, Duration moveFenceTimeout,
+    long moveCatchUpLag,
     int maxConcurrentMoves, int maxMovesPerBroker, Duration replicaTimeout, Duration registerInterval,
-    Duration progressInterval, Duration probeInterval, int snapshotEvery, int recentMoves, Strategy strategy) {
+    Duration progressInterval, Duration probeInterval, int snapshotEvery, int recentMoves, Strategy strategy,
+    Duration journalRestartMinBackoff, Duration journalRestartMaxBackoff) {
 
   public ControlSettings {
     ConfigChecks.positive("felix.control.placement-interval", placementInterval);
     ConfigChecks.positive("felix.control.failover-timeout", failoverTimeout);
-    ConfigChecks.positive("felix.control.move-timeout", moveTimeout);
+    ConfigChecks.positive("felix.control.move-stall-timeout", moveStallTimeout);
+    ConfigChecks.positive("felix.control.move-fence-timeout", moveFenceTimeout);
     ConfigChecks.positive("felix.control.replica-timeout", replicaTimeout);
     ConfigChecks.positive("felix.control.register-interval", registerInterval);
     ConfigChecks.positive("felix.control.progress-interval", progressInterval);
     ConfigChecks.positive("felix.control.probe-interval", probeInterval);
+    ConfigChecks.positive("felix.control.journal-restart-min-backoff", journalRestartMinBackoff);
+    if (journalRestartMaxBackoff.compareTo(journalRestartMinBackoff) < 0) {
+      throw new ConfigException.BadValue("felix.control.journal-restart-max-backoff",
+          "must be >= journal-restart-min-backoff (" + journalRestartMinBackoff + "), got " + journalRestartMaxBackoff);
+    }
     if (moveCatchUpLag < 0) {
       throw new ConfigException.BadValue("felix.control.move-catch-up-lag", "must be >= 0, got " + moveCatchUpLag);
     }
@@ -48,9 +56,11 @@ public record ControlSettings(
       throw new ConfigException.BadValue("felix.control.strategy", e.getMessage());
     }
     return new ControlSettings(
-        c.getDuration("placement-interval"), c.getDuration("failover-timeout"), c.getDuration("move-timeout"),
+        c.getDuration("placement-interval"), c.getDuration("failover-timeout"),
+        c.getDuration("move-stall-timeout"), c.getDuration("move-fence-timeout"),
         c.getLong("move-catch-up-lag"), c.getInt("max-concurrent-moves"), c.getInt("max-moves-per-broker"),
         c.getDuration("replica-timeout"), c.getDuration("register-interval"), c.getDuration("progress-interval"),
-        c.getDuration("probe-interval"), c.getInt("snapshot-every"), c.getInt("recent-moves"), strategy);
+        c.getDuration("probe-interval"), c.getInt("snapshot-every"), c.getInt("recent-moves"), strategy,
+        c.getDuration("journal-restart-min-backoff"), c.getDuration("journal-restart-max-backoff"));
   }
 }

@@ -17,6 +17,7 @@ import io.felix.broker.control.PlacementEvent.PlacementResumed;
 import io.felix.broker.control.PlacementEvent.ShardPlaced;
 import io.felix.broker.control.PlacementEvent.StreamCreated;
 import io.felix.broker.control.PlacementEvent.StreamDeleted;
+import io.felix.broker.control.PlacementEvent.TableVersionRaised;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -28,7 +29,8 @@ import java.util.TreeMap;
  * The placement singleton's state: a pure fold of {@link PlacementEvent}s, also its snapshot (Jackson CBOR, see
  * {@link JournalRecord}); it crosses Artery only inside a {@link ControlView}.
  * Every event bumps {@code tableVersion}, so the table a restarted singleton pushes is never older than one
- * any broker already holds. Learners are not kept in {@code shards}: they are the staged moves in flight.
+ * any broker already holds, as long as the journal kept every event; {@link TableVersionRaised} covers the case
+ * where it did not. Learners are not kept in {@code shards}: they are the staged moves in flight.
  */
 public record ControlState(
     Map<Integer, BrokerRecord> brokers,
@@ -132,7 +134,8 @@ public record ControlState(
     } else if (event instanceof PlacementResumed) {
       paused = false;
     }
-    return new ControlState(brokers, streams, shards, moves, recent, paused, tableVersion + 1, nextMoveId);
+    long version = event instanceof TableVersionRaised e ? Math.max(tableVersion, e.heldVersion()) : tableVersion;
+    return new ControlState(brokers, streams, shards, moves, recent, paused, version + 1, nextMoveId);
   }
 
   private static void remember(List<MoveRecord> recent, MoveRecord finished) {

@@ -118,7 +118,7 @@ final class FailoverRounds {
     List<PlacementEvent> events = new ArrayList<>();
     if (move != null) {
       events.add(new MoveAborted(a.id(), epoch, leaderReachable
-          ? "timed out after " + context.settings().moveTimeout().toMillis() + " ms, or leader " + a.leader()
+          ? "fenced for over " + context.settings().moveFenceTimeout().toMillis() + " ms, or leader " + a.leader()
               + " restarted"
           : "leader " + a.leader() + " was lost", now));
     }

@@ -2,6 +2,7 @@ package io.felix.broker.control;
 
 import io.felix.broker.assignment.ShardAssignment;
 import io.felix.broker.assignment.ShardId;
+import io.felix.broker.shard.NotServingReason;
 import io.felix.broker.shard.ReplicaRole;
 import io.felix.broker.shard.ReplicaStatus;
 import java.time.Clock;
@@ -17,11 +18,12 @@ import org.slf4j.Logger;
  * every reachable leader of a shard without a move in flight, once per {@code check-interval}, and a leader that
  * answers twice in a row, at least a check interval apart and for the same assignment, that it does not lead
  * sends the shard through a failover round (fence a majority, promote). Two answers, not one, because a leader
- * that was just appointed may answer before it has applied the table that appoints it.
+ * that was just appointed may answer before it has applied the table that appoints it. A replica that has applied
+ * the table and refuses to lead says so itself ({@link #reported}): that report is believed at once.
  *
  * <p>Transitions per shard: no answer → (answer: leads) → serving; (answer: does not lead) → suspect;
- * suspect → (another such answer, an interval later) → not serving, needs failover; any newer epoch, leader or
- * move → forgotten.
+ * suspect → (another such answer, an interval later) → not serving, needs failover; any state → (report of the
+ * current leader at the current epoch) → not serving; any newer epoch, leader or move → forgotten.
  */
 final class LeaderCheck {
 
@@ -53,14 +55,22 @@ final class LeaderCheck {
         continue;
       }
       Long last = askedAt.get(a.id());
-      if (last == null || now - last >= intervalMillis) {
-        askedAt.put(a.id(), now);
+      if ((last == null || now - last >= intervalMillis) && probe.describe(a.leader(), a.id())) {
+        askedAt.put(a.id(), now); // not before its directory is known: a broker just up is asked once it is
         asked.put(a.id(), a);
-        probe.describe(a.leader(), a.id());
       }
     }
     askedAt.keySet().retainAll(state.shards().keySet());
     asked.keySet().retainAll(state.shards().keySet());
+  }
+
+  /**
+   * Every leader is asked again at the next {@link #ask}, not an interval after it was last asked: after this
+   * singleton recovered, or a member came up (a restarted broker, first sightings included, may hold replicas
+   * assigned to lead that refuse the epoch their log held before the restart).
+   */
+  void askAllAtOnce() {
+    askedAt.clear();
   }
 
   /** A describe's answer ({@code fenceEpoch} 0); answers of other replicas, or to fences, say nothing here. */
@@ -85,7 +95,27 @@ final class LeaderCheck {
     }
   }
 
-  /** Whether the shard's assigned leader was seen twice not leading at its current epoch. */
+  /**
+   * The assigned leader says it does not lead. Believed at once when it names the shard's current leader and
+   * epoch and no move is in flight (a move's fence is the move's business); anything else is an old report.
+   *
+   * @return whether the report made the shard not serving
+   */
+  boolean reported(ControlState state, ShardId shard, int brokerId, long epoch, NotServingReason reason) {
+    if (stale(state, shard, brokerId, epoch)) {
+      log.debug("Shard {}: ignoring the report of broker {} that it does not lead at epoch {}: not current", shard,
+          brokerId, epoch);
+      return false;
+    }
+    Suspect before = suspects.put(shard, new Suspect(brokerId, epoch, clock.millis(), true));
+    if (before == null || !before.confirmed()) {
+      log.warn("Shard {}: broker {} reports it is assigned to lead at epoch {} but does not ({}); failing it over",
+          shard, brokerId, epoch, reason);
+    }
+    return true;
+  }
+
+  /** Whether the shard's assigned leader was seen twice not leading at its current epoch, or said so itself. */
   boolean notServing(ShardAssignment a) {
     Suspect suspect = suspects.get(a.id());
     return suspect != null && suspect.confirmed() && suspect.leader() == a.leader()

@@ -30,15 +30,17 @@ import java.util.stream.Collectors;
  * <table>
  *   <caption>One move</caption>
  *   <tr><th>move</th><th>when</th><th>then</th></tr>
- *   <tr><td>copying</td><td>past the move timeout</td><td>{@link MoveAborted} at the leader's epoch: the leader
- *       never stopped and simply keeps leading</td></tr>
+ *   <tr><td>copying</td><td>the destination's log end has not grown for {@code move-stall-timeout} (the
+ *       move's age does not count: a large shard may take long to copy)</td><td>{@link MoveAborted} at the
+ *       leader's epoch: the leader never stopped and simply keeps leading</td></tr>
  *   <tr><td>any</td><td>leader or destination not reachable</td><td>wait</td></tr>
  *   <tr><td>copying</td><td>fresh answers of both, the destination hosted and within the catch-up lag</td>
  *       <td>{@link MoveFenced} at leader epoch + 1</td></tr>
  *   <tr><td>copying</td><td>otherwise</td><td>describe leader and destination (at most once per probe
  *       interval)</td></tr>
- *   <tr><td>fenced</td><td>past the move timeout</td><td>handed to failover ({@link #handedToFailover}): the
- *       fenced leader need not hold the most records, so it is not simply re-appointed</td></tr>
+ *   <tr><td>fenced</td><td>fenced for over {@code move-fence-timeout} (writes are blocked meanwhile)</td><td>handed
+ *       to failover ({@link #handedToFailover}): the fenced leader need not hold the most records, so it is not
+ *       simply re-appointed</td></tr>
  *   <tr><td>fenced</td><td>a fresh answer of the leader to the fence at the move's epoch, and a fresh later one
  *       of the destination holding every record of it</td><td>{@link MoveCompleted} at the fence epoch</td></tr>
  *   <tr><td>fenced</td><td>otherwise</td><td>fence the leader again (its answer carries its log end), describe
@@ -53,6 +55,13 @@ final class MoveProgress {
   private final ProbeContext context;
   private final Map<ShardId, Map<Integer, Answer>> answers = new HashMap<>();
   private final Map<ShardId, Long> askedAt = new HashMap<>();
+  /** Copying moves: the destination's log end last seen, and since when it has not grown. */
+  private final Map<ShardId, Copy> copies = new HashMap<>();
+  /** Fenced moves: when this singleton fenced the leader, or first saw the move fenced (after a restart). */
+  private final Map<ShardId, Long> fencedAt = new HashMap<>();
+
+  /** A copy's progress: the destination's log end, and when it last grew (or the copy was first seen). */
+  private record Copy(long destinationLogEnd, long sinceMillis) {}
 
   MoveProgress(ProbeContext context) {
     this.context = context;
@@ -64,7 +73,10 @@ final class MoveProgress {
         .put(status.brokerId(), new Answer(status, fenceEpoch, context.clock().millis()));
   }
 
-  /** Fenced moves past the move timeout: their shards need a failover round, which also aborts the move. */
+  /**
+   * Fenced moves past the fence timeout: writes to their shards are blocked, so rather than wait for the move they
+   * get a failover round, which also aborts the move.
+   */
   Set<ShardId> handedToFailover(ControlState state) {
     return state.moves().values().stream().filter(this::fencedAndTimedOut).map(MoveRecord::shard)
         .collect(Collectors.toSet());
@@ -84,24 +96,26 @@ final class MoveProgress {
     }
     answers.keySet().retainAll(state.moves().keySet());
     askedAt.keySet().retainAll(state.moves().keySet());
+    copies.keySet().retainAll(state.moves().keySet());
+    fencedAt.keySet().retainAll(state.moves().keySet());
     return events;
   }
 
   private List<PlacementEvent> progress(MoveRecord move, ShardAssignment a, Set<Integer> available) {
     long now = context.clock().millis();
-    if (timedOut(move, now)) { // not fenced (see handedToFailover): its leader never stopped
-      context.log().warn(
-          "Move {} of {} from {} to {} did not finish within {}; aborted, leader {} keeps leading at epoch {}",
-          move.moveId(), move.shard(), move.from(), move.to(), context.settings().moveTimeout(), a.leader(),
-          a.leaderEpoch());
+    Map<Integer, Answer> seen = answers.getOrDefault(a.id(), Map.of());
+    if (move.fenceEpoch() == 0 && stalled(move, seen.get(move.to()), now)) { // its leader never stopped
+      Copy copy = copies.get(a.id());
+      context.log().warn("Move {} of {} from {} to {}: the copy made no progress for {} (destination at {} records);"
+          + " aborted, leader {} keeps leading at epoch {}", move.moveId(), move.shard(), move.from(), move.to(),
+          context.settings().moveStallTimeout(), copy.destinationLogEnd(), a.leader(), a.leaderEpoch());
       return List.of(new MoveAborted(a.id(), a.leaderEpoch(),
-          "timed out after " + context.settings().moveTimeout().toMillis() + " ms", now));
+          "no copy progress for " + context.settings().moveStallTimeout().toMillis() + " ms", now));
     }
     int leader = a.leader();
     if (!available.contains(leader) || !available.contains(move.to())) {
       return List.of();
     }
-    Map<Integer, Answer> seen = answers.getOrDefault(a.id(), Map.of());
     Answer fromLeader = seen.get(leader);
     Answer fromDestination = seen.get(move.to());
     if (move.fenceEpoch() == 0) {
@@ -112,6 +126,7 @@ final class MoveProgress {
         context.log().info("Move {} of {}: broker {} caught up to {} of {} records; fencing leader {} at epoch {}",
             move.moveId(), a.id(), move.to(), fromDestination.status().logEndOffset(),
             fromLeader.status().logEndOffset(), leader, epoch);
+        fencedAt.put(a.id(), now);
         return List.of(new MoveFenced(a.id(), epoch));
       }
       ask(a.id(), now, () -> {
@@ -138,11 +153,26 @@ final class MoveProgress {
   }
 
   private boolean fencedAndTimedOut(MoveRecord move) {
-    return move.fenceEpoch() > 0 && timedOut(move, context.clock().millis());
+    if (move.fenceEpoch() == 0) {
+      return false;
+    }
+    long now = context.clock().millis();
+    return now - fencedAt.computeIfAbsent(move.shard(), id -> now) > context.settings().moveFenceTimeout().toMillis();
   }
 
-  private boolean timedOut(MoveRecord move, long now) {
-    return now - move.startedAtMillis() > context.settings().moveTimeout().toMillis();
+  /**
+   * Whether the copy to the destination has not grown for the stall timeout. The move's age does not matter: a
+   * large shard may take long to copy, and only a copy that stopped moving is given up.
+   */
+  private boolean stalled(MoveRecord move, Answer fromDestination, long now) {
+    Copy copy = copies.computeIfAbsent(move.shard(), id -> new Copy(-1, now));
+    if (fromDestination != null && fromDestination.status().hosted()
+        && fromDestination.status().logEndOffset() > copy.destinationLogEnd()) {
+      copy = new Copy(fromDestination.status().logEndOffset(), copy.destinationLogEnd() < 0 ? copy.sinceMillis()
+          : fromDestination.atMillis());
+      copies.put(move.shard(), copy);
+    }
+    return now - copy.sinceMillis() > context.settings().moveStallTimeout().toMillis();
   }
 
   /**

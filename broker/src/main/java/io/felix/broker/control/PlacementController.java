@@ -1,5 +1,6 @@
 package io.felix.broker.control;
 
+import io.felix.broker.assignment.AssignmentTable;
 import io.felix.broker.assignment.BrokerEndpoint;
 import io.felix.broker.assignment.ShardAssignment;
 import io.felix.broker.assignment.ShardId;
@@ -7,7 +8,9 @@ import io.felix.broker.control.PlacementDecisions.Decision;
 import io.felix.broker.control.PlacementEvent.MoveAborted;
 import io.felix.broker.control.PlacementEvent.MoveCompleted;
 import io.felix.broker.control.PlacementEvent.ShardPlaced;
+import io.felix.broker.control.PlacementEvent.TableVersionRaised;
 import io.felix.broker.metrics.BrokerMetrics;
+import io.felix.broker.shard.NotServingReason;
 import io.felix.broker.shard.ReplicaStatus;
 import io.felix.broker.wire.ControlMessage;
 import java.time.Clock;
@@ -18,6 +21,7 @@ import java.util.Set;
 import java.util.function.BiFunction;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.SupervisorStrategy;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
@@ -27,6 +31,7 @@ import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.cluster.typed.Subscribe;
 import org.apache.pekko.persistence.typed.PersistenceId;
 import org.apache.pekko.persistence.typed.RecoveryCompleted;
+import org.apache.pekko.persistence.typed.RecoveryFailed;
 import org.apache.pekko.persistence.typed.javadsl.CommandHandler;
 import org.apache.pekko.persistence.typed.javadsl.Effect;
 import org.apache.pekko.persistence.typed.javadsl.EffectBuilder;
@@ -86,6 +91,13 @@ public final class PlacementController
    */
   public record ReplicaAnswered(int brokerId, ShardId shard, long fenceEpoch, ReplicaStatus status) implements Command {}
 
+  /**
+   * A replica on {@code brokerId} is assigned to lead {@code shard} at {@code epoch} but does not; it repeats this
+   * every placement interval until a newer epoch or another leader reaches it.
+   */
+  public record LeaderNotServing(ShardId shard, int brokerId, long epoch, NotServingReason reason)
+      implements Command, ControlMessage {}
+
   private record PlacementTick(PassTrigger trigger) implements Command {}
 
   private record MembershipChanged(ClusterEvent.ClusterDomainEvent event) implements Command {}
@@ -94,6 +106,12 @@ public final class PlacementController
   private record Listed(Receptionist.Listing listing) implements Command {}
 
   private enum ProgressTick implements Command { INSTANCE }
+
+  /** A holder's answer to {@link AssignmentHolder.GetTable}: the table its broker holds. */
+  private record TableHeld(AssignmentTable table) implements Command {}
+
+  /** The holders listed at start had their time to say which table they hold: publish whatever answered. */
+  private enum HeldTablesWaitOver implements Command { INSTANCE }
 
   private final ActorContext<Command> context;
   private final ControlSettings settings;
@@ -107,6 +125,13 @@ public final class PlacementController
   private final Cluster cluster;
   private final BrokerMetrics metrics;
   private Set<ActorRef<AssignmentHolder.Command>> holders = Set.of();
+  private final ActorRef<AssignmentTable> heldTables;
+  /**
+   * Answers still awaited from the holders of the first listing, -1 before it: until they answered (or the
+   * replica timeout passed) nothing is published, since a broker may hold a newer table than the journal knows.
+   */
+  private int heldTablesAwaited = -1;
+  private boolean publishing;
   private ControlView.LastPass lastPass = ControlView.LastPass.NONE;
 
   /**
@@ -130,18 +155,23 @@ public final class PlacementController
       Cluster cluster = Cluster.get(context.getSystem());
       cluster.subscriptions().tell(Subscribe.create(membership.narrow(), ClusterEvent.MemberEvent.class));
       cluster.subscriptions().tell(Subscribe.create(membership.narrow(), ClusterEvent.ReachabilityEvent.class));
-      return new PlacementController(context, timers, settings, clock, probes.apply(context, listings));
+      ActorRef<AssignmentTable> heldTables = context.messageAdapter(AssignmentTable.class, TableHeld::new);
+      return new PlacementController(context, timers, settings, clock, probes.apply(context, listings), heldTables);
     }));
   }
 
   private PlacementController(ActorContext<Command> context, TimerScheduler<Command> timers, ControlSettings settings,
-      Clock clock, ReplicaProbe probe) {
-    super(PersistenceId.ofUniqueId(PERSISTENCE_ID));
+      Clock clock, ReplicaProbe probe, ActorRef<AssignmentTable> heldTables) {
+    // A journal failure (a write, or the recovery itself) restarts the behaviour, which recovers again: the
+    // singleton must not stop, or placement and failover stop with it until its host leaves the cluster.
+    super(PersistenceId.ofUniqueId(PERSISTENCE_ID), SupervisorStrategy.restartWithBackoff(
+        settings.journalRestartMinBackoff(), settings.journalRestartMaxBackoff(), 0.2));
     this.context = context;
     this.settings = settings;
     this.clock = clock;
     this.decisions = new PlacementDecisions(settings);
     this.probe = probe;
+    this.heldTables = heldTables;
     this.liveness = new BrokerLiveness(settings, clock, context.getLog());
     ProbeContext probing = new ProbeContext(settings, probe, clock, context.getLog());
     this.failovers = new FailoverRounds(probing);
@@ -151,6 +181,7 @@ public final class PlacementController
     this.metrics = BrokerMetrics.of(context.getSystem());
     timers.startTimerWithFixedDelay(new PlacementTick(PassTrigger.TIMER), settings.placementInterval());
     timers.startTimerWithFixedDelay(ProgressTick.INSTANCE, settings.progressInterval());
+    timers.startSingleTimer(HeldTablesWaitOver.INSTANCE, settings.replicaTimeout());
   }
 
   @Override
@@ -177,7 +208,11 @@ public final class PlacementController
               state.streams().size(), state.shards().size(), state.moves().size(), state.tableVersion());
           refreshLiveness(state);
           publish(state);
+          askEveryLeader();
         })
+        .onSignal(RecoveryFailed.class, (state, signal) -> context.getLog().warn("Placement singleton could not"
+            + " recover from the journal ({}); it tries again after a backoff of {} to {}",
+            signal.getFailure().getMessage(), settings.journalRestartMinBackoff(), settings.journalRestartMaxBackoff()))
         .build();
   }
 
@@ -198,10 +233,16 @@ public final class PlacementController
             c.shard(), c.to(), clock.millis()), c.replyTo(), null))
         .onCommand(GetView.class, this::onGetView)
         .onCommand(ReplicaAnswered.class, this::onReplicaAnswered)
+        .onCommand(LeaderNotServing.class, this::onLeaderNotServing)
         .onCommand(PlacementTick.class, this::onPlacementTick)
         .onCommand(MembershipChanged.class, this::onMembershipChanged)
         .onCommand(Listed.class, this::onListed)
         .onCommand(ProgressTick.class, (s, c) -> onProgress(s))
+        .onCommand(TableHeld.class, this::onTableHeld)
+        .onCommand(HeldTablesWaitOver.class, (s, c) -> {
+          startPublishing(s);
+          return Effect().none();
+        })
         .build();
   }
 
@@ -259,6 +300,9 @@ public final class PlacementController
   }
 
   private void publish(ControlState state) {
+    if (!publishing) {
+      return;
+    }
     AssignmentHolder.Publish publish = new AssignmentHolder.Publish(state.table());
     holders.forEach(holder -> holder.tell(publish));
   }
@@ -280,12 +324,19 @@ public final class PlacementController
     return onProgress(state); // an answer may complete a failover round or a move step: no need to wait a tick
   }
 
+  private Effect<PlacementEvent, ControlState> onLeaderNotServing(ControlState state, LeaderNotServing report) {
+    if (!leaders.reported(state, report.shard(), report.brokerId(), report.epoch(), report.reason())) {
+      return Effect().none();
+    }
+    return onProgress(state); // its failover round starts now, not at the next tick
+  }
+
   private Effect<PlacementEvent, ControlState> onPlacementTick(ControlState state, PlacementTick tick) {
     refreshLiveness(state);
     publish(state); // Artery delivers at most once: resending lets a broker that missed a table catch up
     PlacementDecisions.Pass pass;
     try {
-      pass = decisions.pass(state, liveness.available(), clock.millis());
+      pass = decisions.pass(state, liveness.available(), failingOver(state), clock.millis());
     } catch (RuntimeException e) {
       context.getLog().error("Placement pass ({}) failed: {}", tick.trigger(), e.getMessage());
       return Effect().none();
@@ -304,6 +355,7 @@ public final class PlacementController
     context.getLog().debug("Cluster event {}", changed.event());
     if (changed.event() instanceof ClusterEvent.MemberUp) {
       context.getSelf().tell(new PlacementTick(PassTrigger.MEMBER_UP));
+      askEveryLeader();
     } else if (changed.event() instanceof ClusterEvent.MemberRemoved) {
       context.getSelf().tell(new PlacementTick(PassTrigger.MEMBER_REMOVED));
     }
@@ -321,9 +373,50 @@ public final class PlacementController
     added.removeAll(holders);
     context.getLog().debug("Assignment holders: {} ({} new)", current.size(), added.size());
     holders = current;
-    AssignmentHolder.Publish publish = new AssignmentHolder.Publish(state.table());
-    added.forEach(holder -> holder.tell(publish));
+    added.forEach(holder -> holder.tell(new AssignmentHolder.GetTable(heldTables)));
+    if (heldTablesAwaited < 0) {
+      heldTablesAwaited = added.size();
+      if (added.isEmpty()) {
+        startPublishing(state);
+      }
+    } else if (publishing) {
+      AssignmentHolder.Publish publish = new AssignmentHolder.Publish(state.table());
+      added.forEach(holder -> holder.tell(publish));
+    }
     return Effect().none();
+  }
+
+  /**
+   * A broker holds a table this singleton would number the same or lower, with other content: the journal lost
+   * decisions the previous singleton published. The next table is numbered above it; reusing its version with
+   * other content would have brokers ignore the new table, or hold different tables under one version.
+   */
+  private Effect<PlacementEvent, ControlState> onTableHeld(ControlState state, TableHeld held) {
+    AssignmentTable table = held.table();
+    boolean ahead = table.version() > state.tableVersion()
+        || (table.version() == state.tableVersion() && !table.equals(state.table()));
+    if (!ahead) {
+      heldTableAnswered(state);
+      return Effect().none();
+    }
+    context.getLog().warn("A broker holds assignment table version {}, which this singleton's journal (version {})"
+        + " does not have: the journal lost decisions; tables are numbered from {} on", table.version(),
+        state.tableVersion(), table.version() + 1);
+    return persist(List.of(new TableVersionRaised(table.version()))).thenRun(this::heldTableAnswered);
+  }
+
+  private void heldTableAnswered(ControlState state) {
+    if (!publishing && heldTablesAwaited > 0 && --heldTablesAwaited == 0) {
+      startPublishing(state);
+    }
+  }
+
+  private void startPublishing(ControlState state) {
+    if (!publishing) {
+      publishing = true;
+      context.getLog().debug("Publishing assignment tables from version {}", state.tableVersion());
+      publish(state);
+    }
   }
 
   /**
@@ -333,16 +426,28 @@ public final class PlacementController
   private Effect<PlacementEvent, ControlState> onProgress(ControlState state) {
     refreshLiveness(state);
     Set<Integer> available = liveness.available();
-    Set<ShardId> failingOver = new HashSet<>(moves.handedToFailover(state));
     leaders.ask(state, available);
+    Set<ShardId> failingOver = failingOver(state);
+    List<PlacementEvent> events = new ArrayList<>(failovers.progress(state, available, failingOver));
+    events.addAll(moves.progress(state, available, failingOver));
+    return events.isEmpty() ? Effect().none() : persist(events);
+  }
+
+  /** The shards that need a failover round (whose rounds, once started, go on while they do). */
+  private Set<ShardId> failingOver(ControlState state) {
+    Set<ShardId> failingOver = new HashSet<>(moves.handedToFailover(state));
     for (ShardAssignment a : state.shards().values()) {
       if (liveness.needsFailover(a) || leaders.notServing(a)) {
         failingOver.add(a.id());
       }
     }
-    List<PlacementEvent> events = new ArrayList<>(failovers.progress(state, available, failingOver));
-    events.addAll(moves.progress(state, available, failingOver));
-    return events.isEmpty() ? Effect().none() : persist(events);
+    return failingOver;
+  }
+
+  /** The leader check asks every leader now rather than an interval after it last did (see {@link LeaderCheck}). */
+  private void askEveryLeader() {
+    leaders.askAllAtOnce();
+    context.getSelf().tell(ProgressTick.INSTANCE);
   }
 
   private void refreshLiveness(ControlState state) {

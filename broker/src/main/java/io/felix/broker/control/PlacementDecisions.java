@@ -188,7 +188,12 @@ public final class PlacementDecisions {
   /** One placement pass over the live cluster: new shards placed, planned moves started. */
   public record Pass(List<PlacementEvent> events, Plan plan) {}
 
-  public Pass pass(ControlState state, Set<Integer> available, long nowMillis) {
+  /**
+   * @param failingOver shards that need a failover round or have one in progress: no move starts for them, nor
+   *     for a shard whose leader is not reachable (the failover decides its leader; a move begun meanwhile would
+   *     fence a broker that is not serving, and hold the shard until the move gives up)
+   */
+  public Pass pass(ControlState state, Set<Integer> available, Set<ShardId> failingOver, long nowMillis) {
     Plan plan;
     try {
       plan = Planner.plan(PlacementSnapshots.of(state, available, settings));
@@ -200,10 +205,18 @@ public final class PlacementDecisions {
     for (Step step : plan.steps()) {
       if (step.action() == Action.PLACE) {
         events.add(PlacementSnapshots.placed(step));
-      } else if (step.action() == Action.MOVE && !state.moves().containsKey(new ShardId(step.group(), step.shard()))) {
+      } else if (step.action() == Action.MOVE && mayStartMove(state, available, failingOver,
+          new ShardId(step.group(), step.shard()))) {
         events.add(PlacementSnapshots.moveStarted(step, state, moveId++, nowMillis));
       }
     }
     return new Pass(events, plan);
+  }
+
+  private static boolean mayStartMove(ControlState state, Set<Integer> available, Set<ShardId> failingOver,
+      ShardId id) {
+    ShardAssignment current = state.shards().get(id);
+    return !state.moves().containsKey(id) && !failingOver.contains(id)
+        && current != null && available.contains(current.leader());
   }
 }

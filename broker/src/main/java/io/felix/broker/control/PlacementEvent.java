@@ -51,4 +51,10 @@ public sealed interface PlacementEvent extends JournalRecord {
   record PlacementPaused(long atMillis) implements PlacementEvent {}
 
   record PlacementResumed(long atMillis) implements PlacementEvent {}
+
+  /**
+   * A broker holds a table of version {@code heldVersion} or newer than this state's (the journal lost decisions
+   * it had published): the next table is numbered above it, so no version is issued twice with different content.
+   */
+  record TableVersionRaised(long heldVersion) implements PlacementEvent {}
 }

@@ -62,6 +62,9 @@ final class BrokerGuardian {
                     new DirectoryProbe(singletonContext, listings, control.replicaTimeout())))
                 .onFailure(SupervisorStrategy.restartWithBackoff(Duration.ofMillis(200), Duration.ofSeconds(5), 0.2)),
             "placement"));
+    dataPlane.registry().reportNotServingTo((shard, brokerId, epoch, reason) ->
+        singleton.tell(new PlacementController.LeaderNotServing(shard, brokerId, epoch, reason)),
+        control.placementInterval());
     BrokerMetrics metrics = BrokerMetrics.of(context.getSystem());
     Consumer<AssignmentTable> applyToReplicas = table -> {
       directory.tell(new ReplicaDirectory.ApplyAssignments(table));

@@ -147,6 +147,11 @@ public final class DataPlane {
     return directory;
   }
 
+  /** The data plane's view of its replicas, through which they report to the control plane. */
+  public ReplicaRegistry registry() {
+    return registry;
+  }
+
   /** Produce batches this broker forwarded to other leaders (plain mode), and their record bytes. */
   public long forwardedBatches() {
     return forwarder.forwardedBatches();

@@ -36,6 +36,9 @@ import io.felix.protocol.control.FenceShardMsg;
 import io.felix.protocol.control.GetTableMsg;
 import io.felix.protocol.control.GetViewMsg;
 import io.felix.protocol.control.LastPassMsg;
+import io.felix.protocol.control.LeaderNotServingMsg;
+import io.felix.protocol.control.NotServingReasonMsg;
+import io.felix.broker.shard.NotServingReason;
 import io.felix.protocol.control.MoveRecordMsg;
 import io.felix.protocol.control.PausePlacementMsg;
 import io.felix.protocol.control.PublishMsg;
@@ -151,6 +154,13 @@ final class ControlMessageMapping {
             p -> new PlacementController.StartMove(p.getStream(), p.getShard(), p.getTo(), ref(p.getReplyTo()))),
         bind("GV", PlacementController.GetView.class, m -> GetViewMsg.newBuilder().setReplyTo(ref(m.replyTo())).build(),
             GetViewMsg.parser(), p -> new PlacementController.GetView(ref(p.getReplyTo()))),
+        bind("LN", PlacementController.LeaderNotServing.class,
+            m -> LeaderNotServingMsg.newBuilder().setShard(ShardRefs.toRef(m.shard())).setBrokerId(m.brokerId())
+                .setLeaderEpoch(m.epoch())
+                .setReason(toWire(m.reason(), NotServingReasonMsg.class, "NOT_SERVING_REASON_")).build(),
+            LeaderNotServingMsg.parser(),
+            p -> new PlacementController.LeaderNotServing(ShardRefs.toId(p.getShard()), p.getBrokerId(),
+                p.getLeaderEpoch(), fromWire(p.getReason(), NotServingReason.class, "NOT_SERVING_REASON_"))),
 
         bind("OK", ControlReply.Done.class, m -> DoneMsg.newBuilder().setMessage(m.message()).build(),
             DoneMsg.parser(), p -> new ControlReply.Done(p.getMessage())),

@@ -26,6 +26,11 @@ final class ReplicaContext {
   final ReplicaClock clock;
   /** No leader below this epoch may append here or replicate to here (FenceShard). */
   long fenceEpoch = -1;
+  /**
+   * Why this replica, when assigned to lead, does not: fenced above the epoch, unless {@link ShardReplica#roleFor}
+   * found its log holding the epoch at a restart (which is also what raised the fence).
+   */
+  NotServingReason refusal = NotServingReason.FENCED_ABOVE_EPOCH;
   /** The highest commit offset (high watermark) this replica knows; only grows. */
   long commitOffset;
 

@@ -2,6 +2,7 @@ package io.felix.broker.shard;
 
 import io.felix.broker.assignment.AssignmentTable;
 import io.felix.broker.assignment.ShardId;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -16,6 +17,8 @@ public final class ReplicaRegistry {
   private final int brokerId;
   private volatile AssignmentTable table = AssignmentTable.EMPTY;
   private final Map<ShardId, ActorRef<ShardReplica.Command>> replicas = new ConcurrentHashMap<>();
+  private volatile NotServingSink notServing = NotServingSink.NONE;
+  private volatile Duration notServingInterval = Duration.ofSeconds(1);
 
   public ReplicaRegistry(int brokerId) {
     this.brokerId = brokerId;
@@ -43,5 +46,22 @@ public final class ReplicaRegistry {
 
   void remove(ShardId id) {
     replicas.remove(id);
+  }
+
+  /**
+   * Where replicas assigned to lead but not leading report it, and how often each repeats its report while that
+   * lasts (the singleton may miss one: Artery delivers at most once). Set once the control plane is started.
+   */
+  public void reportNotServingTo(NotServingSink sink, Duration interval) {
+    notServingInterval = interval;
+    notServing = sink;
+  }
+
+  void reportNotServing(ShardId id, long epoch, NotServingReason reason) {
+    notServing.report(id, brokerId, epoch, reason);
+  }
+
+  Duration notServingInterval() {
+    return notServingInterval;
   }
 }

@@ -37,6 +37,8 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
   private long nextFetchAtNanos;
   /** The stored offset the last fetch reported: a higher one is worth an ack of its own. */
   private long reportedStored = -1;
+  /** When this replica last told the singleton it is assigned to lead but does not; null before the first time. */
+  private Long notServingReportedAtNanos;
 
   private ShardFollower(ReplicaContext ctx, ShardAssignment assignment) {
     super(ctx.actor);
@@ -211,7 +213,28 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
       }
     }
     ctx.reads.onTick(now, ctx.commitOffset);
+    reportIfAssignedToLead(now);
     return this;
+  }
+
+  /**
+   * A replica that the table names as leader but that refused to lead (see {@link ShardReplica#roleFor}) serves
+   * nobody, and only the singleton can end that (with a newer epoch or another leader): it says so at once and
+   * again every report interval until an assignment ends it.
+   */
+  private void reportIfAssignedToLead(long now) {
+    if (assignment.leader() != ctx.brokerId) {
+      return;
+    }
+    if (notServingReportedAtNanos == null
+        || now - notServingReportedAtNanos >= ctx.registry.notServingInterval().toNanos()) {
+      if (notServingReportedAtNanos == null) {
+        ctx.actor.getLog().info("replica {} reports that it is assigned to lead at epoch {} but does not ({})",
+            ctx.id, assignment.leaderEpoch(), ctx.refusal);
+      }
+      notServingReportedAtNanos = now;
+      ctx.registry.reportNotServing(ctx.id, assignment.leaderEpoch(), ctx.refusal);
+    }
   }
 
   private Behavior<ShardReplica.Command> onAssign(ShardReplica.Assign a) {

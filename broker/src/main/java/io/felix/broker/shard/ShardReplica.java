@@ -107,6 +107,7 @@ public final class ShardReplica {
         ctx.actor.getLog().warn("replica {} will not lead at epoch {}: its log already holds that epoch from before "
             + "a restart; waiting for a newer epoch", ctx.id, a.leaderEpoch());
         ctx.fenceEpoch = Math.max(ctx.fenceEpoch, a.leaderEpoch() + 1);
+        ctx.refusal = NotServingReason.EPOCH_HELD_BEFORE_RESTART;
         return ShardFollower.create(ctx, a);
       }
       if (a.leaderEpoch() < ctx.fenceEpoch) {

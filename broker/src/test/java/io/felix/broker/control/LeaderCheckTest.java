@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.felix.broker.assignment.ShardAssignment;
 import io.felix.broker.assignment.ShardId;
+import io.felix.broker.shard.NotServingReason;
 import io.felix.broker.shard.ReplicaRole;
 import io.felix.broker.shard.ReplicaStatus;
 import java.util.List;
@@ -82,5 +83,57 @@ class LeaderCheckTest {
     clock.advance(INTERVAL);
     check.answered(leaderAnswers(ReplicaRole.FENCED), 2);
     assertFalse(check.notServing(shard));
+  }
+
+  @Test
+  void aReportOfTheCurrentLeaderAtTheCurrentEpochIsBelievedAtOnce() {
+    assertTrue(check.reported(state, SHARD, shard.leader(), shard.leaderEpoch(),
+        NotServingReason.EPOCH_HELD_BEFORE_RESTART));
+    assertTrue(check.notServing(shard), "no second answer is waited for: the replica applied the table");
+    // Repeated reports keep it so; a later answer that it leads clears it (it was appointed meanwhile).
+    clock.advance(INTERVAL);
+    assertTrue(check.reported(state, SHARD, shard.leader(), shard.leaderEpoch(), NotServingReason.FENCED_ABOVE_EPOCH));
+    assertTrue(check.notServing(shard));
+    check.ask(state, everyone);
+    check.answered(leaderAnswers(ReplicaRole.LEADER), 0);
+    assertFalse(check.notServing(shard));
+  }
+
+  @Test
+  void reportsOfAnOldEpochAnotherBrokerOrAShardMovingAreIgnored() {
+    int follower = shard.replicas().stream().filter(b -> b != shard.leader()).findFirst().orElseThrow();
+    assertFalse(check.reported(state, SHARD, shard.leader(), shard.leaderEpoch() - 1,
+        NotServingReason.EPOCH_HELD_BEFORE_RESTART));
+    assertFalse(check.reported(state, SHARD, follower, shard.leaderEpoch(), NotServingReason.FENCED_ABOVE_EPOCH));
+    assertFalse(check.reported(state, new ShardId("other", 0), shard.leader(), shard.leaderEpoch(),
+        NotServingReason.FENCED_ABOVE_EPOCH));
+    ControlState moving = state.apply(new PlacementEvent.MoveStarted(1, SHARD, shard.leader(), follower, false,
+        "test", clock.millis()));
+    assertFalse(check.reported(moving, SHARD, shard.leader(), shard.leaderEpoch(),
+        NotServingReason.FENCED_ABOVE_EPOCH));
+    assertFalse(check.notServing(shard));
+  }
+
+  @Test
+  void afterRecoveryOrAMemberUpEveryLeaderIsAskedAtOnce() {
+    check.ask(state, everyone);
+    assertEquals(List.of("describe " + shard.leader() + " s/0"), probe.drain());
+    clock.advance(1);
+    check.ask(state, everyone);
+    assertEquals(List.of(), probe.drain());
+    check.askAllAtOnce();
+    check.ask(state, everyone);
+    assertEquals(List.of("describe " + shard.leader() + " s/0"), probe.drain());
+  }
+
+  @Test
+  void aLeaderWhoseDirectoryIsNotKnownYetIsAskedOnceItIs() {
+    probe.unknown = true;
+    check.ask(state, everyone);
+    probe.drain();
+    probe.unknown = false;
+    clock.advance(1);
+    check.ask(state, everyone);
+    assertEquals(List.of("describe " + shard.leader() + " s/0"), probe.drain());
   }
 }

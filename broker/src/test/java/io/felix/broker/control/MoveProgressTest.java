@@ -19,13 +19,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A move catches up, fences the leader, and cuts over only to a destination holding every record of the fenced
- * leader; past its timeout an unfenced move is aborted and a fenced one is handed to a failover round.
+ * leader; a copy that stops progressing is aborted (however long a progressing one takes), and a move fenced
+ * for longer than the fence timeout is handed to a failover round.
  */
 class MoveProgressTest {
 
   private static final ShardId SHARD = new ShardId("s", 0);
   private static final ControlSettings SETTINGS = PlacementDecisionsTest.SETTINGS;
-  private static final long MOVE_TIMEOUT = SETTINGS.moveTimeout().toMillis();
+  private static final long STALL_TIMEOUT = SETTINGS.moveStallTimeout().toMillis();
+  private static final long FENCE_TIMEOUT = SETTINGS.moveFenceTimeout().toMillis();
   private static final long STARTED_AT = 1_000;
   private static final Set<Integer> ALL = Set.of(0, 1, 2);
 
@@ -91,17 +93,23 @@ class MoveProgressTest {
   }
 
   @Test
-  void anUnfencedMovePastItsTimeoutIsAbortedAndTheLeaderKeepsLeadingAtItsEpoch() {
+  void aCopyWithoutProgressForTheStallTimeoutIsAbortedAndTheLeaderKeepsLeadingAtItsEpoch() {
     ControlState state = stagedMove();
     ShardAssignment before = state.shards().get(SHARD);
+    int to = state.moves().get(SHARD).to();
 
-    clock.set(STARTED_AT + MOVE_TIMEOUT);
-    moves.progress(state, ALL, Set.of());
+    moves.progress(state, ALL, Set.of()); // first sight: the stall window starts
+    moves.answered(holding(SHARD, before.leader(), 1, 1_000_000), 0);
+    moves.answered(holding(SHARD, to, 1, 500), 0);
+    clock.advance(STALL_TIMEOUT / 2);
+    moves.answered(holding(SHARD, to, 1, 500), 0); // the same log end: no progress
+    clock.set(STARTED_AT + STALL_TIMEOUT);
+    assertEquals(List.of(), moves.progress(state, ALL, Set.of()));
     probe.drain();
     clock.advance(1);
     List<PlacementEvent> events = moves.progress(state, ALL, Set.of());
 
-    assertEquals(List.of(new MoveAborted(SHARD, 1, "timed out after " + MOVE_TIMEOUT + " ms", clock.millis())),
+    assertEquals(List.of(new MoveAborted(SHARD, 1, "no copy progress for " + STALL_TIMEOUT + " ms", clock.millis())),
         events);
     assertEquals(List.of(), probe.drain());
     ControlState after = PlacementDecisionsTest.replay(state, events);
@@ -110,7 +118,44 @@ class MoveProgressTest {
   }
 
   @Test
-  void aFencedMovePastItsTimeoutIsHandedToFailoverWhichChoosesTheReplicaHoldingMost() {
+  void aCopyThatKeepsProgressingIsNeverAbortedHoweverLongItTakes() {
+    ControlState state = stagedMove();
+    int leader = state.shards().get(SHARD).leader();
+    int to = state.moves().get(SHARD).to();
+    moves.progress(state, ALL, Set.of());
+    for (int step = 1; step <= 20; step++) { // ten stall timeouts, far past any fixed move timeout of the past
+      moves.answered(holding(SHARD, leader, 1, 1_000_000), 0);
+      moves.answered(holding(SHARD, to, 1, step * 1_000), 0);
+      clock.advance(STALL_TIMEOUT / 2);
+      assertEquals(List.of(), moves.progress(state, ALL, Set.of()), "still copying at step " + step);
+    }
+    // Then it stops growing: one stall timeout after its last growth, the move is given up.
+    clock.advance(STALL_TIMEOUT / 2 + 1);
+    assertEquals(List.of(new MoveAborted(SHARD, 1, "no copy progress for " + STALL_TIMEOUT + " ms", clock.millis())),
+        moves.progress(state, ALL, Set.of()));
+  }
+
+  @Test
+  void aMoveFencedHereIsHandedToFailoverOnceFencedForTheFenceTimeout() {
+    ControlState state = stagedMove();
+    ShardAssignment a = state.shards().get(SHARD);
+    int to = state.moves().get(SHARD).to();
+    moves.progress(state, ALL, Set.of());
+    clock.advance(STALL_TIMEOUT - 1); // a long copy does not shorten the fence's own window
+    moves.answered(holding(SHARD, a.leader(), 1, 1_000), 0);
+    moves.answered(holding(SHARD, to, 1, 1_000), 0);
+    List<PlacementEvent> fenced = moves.progress(state, ALL, Set.of());
+    assertEquals(List.of(new MoveFenced(SHARD, 2)), fenced);
+    state = PlacementDecisionsTest.replay(state, fenced);
+
+    clock.advance(FENCE_TIMEOUT);
+    assertEquals(Set.of(), moves.handedToFailover(state));
+    clock.advance(1);
+    assertEquals(Set.of(SHARD), moves.handedToFailover(state));
+  }
+
+  @Test
+  void aFencedMovePastTheFenceTimeoutIsHandedToFailoverWhichChoosesTheReplicaHoldingMost() {
     ControlState state = FailoverRoundsTest.oneShardOnThreeBrokers();
     ShardAssignment a = state.shards().get(SHARD);
     int from = a.leader();
@@ -118,7 +163,9 @@ class MoveProgressTest {
     state = PlacementDecisionsTest.replay(state, List.of(new MoveStarted(1, SHARD, from, to, false, "test", STARTED_AT),
         new MoveFenced(SHARD, 2)));
 
-    clock.set(STARTED_AT + MOVE_TIMEOUT);
+    // Fenced by an earlier singleton: the window starts when this one first sees it.
+    assertEquals(Set.of(), moves.handedToFailover(state));
+    clock.set(STARTED_AT + FENCE_TIMEOUT);
     assertEquals(Set.of(), moves.handedToFailover(state));
     clock.advance(1);
     assertEquals(Set.of(SHARD), moves.handedToFailover(state));
@@ -134,7 +181,7 @@ class MoveProgressTest {
     failovers.answered(holding(SHARD, from, 1, 40), 3);
     failovers.answered(holding(SHARD, to, 1, 45), 3);
     assertEquals(List.of(
-            new MoveAborted(SHARD, 3, "timed out after " + MOVE_TIMEOUT + " ms, or leader " + from + " restarted",
+            new MoveAborted(SHARD, 3, "fenced for over " + FENCE_TIMEOUT + " ms, or leader " + from + " restarted",
                 clock.millis()),
             new LeaderPromoted(SHARD, to, 3, from)),
         failovers.progress(state, ALL, moves.handedToFailover(state)));

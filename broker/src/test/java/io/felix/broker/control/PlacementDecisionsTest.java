@@ -90,4 +90,33 @@ class PlacementDecisionsTest {
     assertEquals(List.of(), decision.events());
     assertEquals(refusal, assertInstanceOf(ControlReply.Rejected.class, decision.reply()).refusal());
   }
+
+  /** Three one-replica shards all led by broker 0: a pass balances them by moving two away. */
+  private static ControlState threeShardsOnBrokerZero() {
+    ControlState state = replay(threeBrokers(), List.of(new StreamCreated("s", 3, 1)));
+    for (int shard = 0; shard < 3; shard++) {
+      state = state.apply(new ShardPlaced(new ShardId("s", shard), List.of(0), 0, 1));
+    }
+    return state;
+  }
+
+  private static Set<ShardId> movedBy(PlacementDecisions.Pass pass) {
+    return pass.events().stream().filter(e -> e instanceof MoveStarted).map(e -> ((MoveStarted) e).shard())
+        .collect(java.util.stream.Collectors.toSet());
+  }
+
+  @Test
+  void aPassStartsNoMoveOfAShardThatIsFailingOverOrWhoseLeaderIsNotReachable() {
+    ControlState state = threeShardsOnBrokerZero();
+    Set<ShardId> moved = movedBy(decisions.pass(state, Set.of(0, 1, 2), Set.of(), 10_000));
+    assertTrue(!moved.isEmpty(), "the layout needs moves: " + moved);
+
+    // The same pass while those shards fail over (as after every broker restarted): none of them is moved.
+    PlacementDecisions.Pass failingOver = decisions.pass(state, Set.of(0, 1, 2), moved, 10_000);
+    for (ShardId id : moved) {
+      assertTrue(!movedBy(failingOver).contains(id), id + " is failing over: " + failingOver.events());
+    }
+    // Nor while their leader is not reachable (not restarted yet).
+    assertEquals(Set.of(), movedBy(decisions.pass(state, Set.of(1, 2), Set.of(), 10_000)));
+  }
 }

@@ -8,6 +8,8 @@ import java.util.List;
 final class RecordingProbe implements ReplicaProbe {
 
   final List<String> asked = new ArrayList<>();
+  /** When set, every directory counts as not known yet: the questions are recorded but said to be unsent. */
+  boolean unknown;
 
   @Override
   public boolean fence(int brokerId, ShardId shard, long epoch) {
@@ -18,7 +20,7 @@ final class RecordingProbe implements ReplicaProbe {
   @Override
   public boolean describe(int brokerId, ShardId shard) {
     asked.add("describe " + brokerId + " " + shard);
-    return true;
+    return !unknown;
   }
 
   /** What was asked since the last call. */

@@ -35,6 +35,7 @@ import io.felix.broker.control.PlacementEvent.StreamCreated;
 import io.felix.broker.control.PlacementEvent.StreamDeleted;
 import io.felix.broker.node.NodeConfig;
 import io.felix.broker.shard.ReplicaDirectory;
+import io.felix.broker.shard.NotServingReason;
 import io.felix.broker.shard.ReplicaRole;
 import io.felix.broker.shard.ReplicaStatus;
 import io.felix.broker.wire.ControlMessage;
@@ -97,7 +98,8 @@ class ControlMessageSerializerTest {
       new BrokerRemoved(4),
       new PlacementPaused(6_000),
       new PlacementResumed(7_000),
-      new PlacementPaused(8_000));
+      new PlacementPaused(8_000),
+      new PlacementEvent.TableVersionRaised(40));
 
   @AfterAll
   static void stop() {
@@ -132,6 +134,7 @@ class ControlMessageSerializerTest {
         new PlacementController.ResumePlacement(replyTo),
         new PlacementController.StartMove("orders", 0, 2, replyTo),
         new PlacementController.GetView(viewTo),
+        new PlacementController.LeaderNotServing(ORDERS_0, 1, 4, NotServingReason.EPOCH_HELD_BEFORE_RESTART),
         new ControlReply.Done("stream 'orders' created with 12 shards"),
         new ControlReply.Rejected(ControlReply.Refusal.INVALID, "shards: must be 1..10000, got 0"),
         new ControlReply.Rejected(ControlReply.Refusal.NOT_FOUND, "broker 9 is not known"),
@@ -161,6 +164,14 @@ class ControlMessageSerializerTest {
   }
 
   @Test
+  void aLeaderNotServingReportRoundTripsWithEveryReason() throws Exception {
+    for (NotServingReason reason : NotServingReason.values()) {
+      PlacementController.LeaderNotServing report = new PlacementController.LeaderNotServing(CLICKS_7, 2, 9, reason);
+      assertEquals(report, roundTrip(report));
+    }
+  }
+
+  @Test
   void everyPublicCommandCarriesTheMarkerAndIsMappedWhileLocalOnesCannotCrossArtery() throws Exception {
     Set<Class<?>> publicCommands = new HashSet<>();
     Set<Class<?>> localOnly = new HashSet<>();
@@ -177,7 +188,7 @@ class ControlMessageSerializerTest {
       assertTrue(ControlMessage.class.isAssignableFrom(mapped), mapped + " is mapped but has no marker");
     }
     assertEquals(Set.of("ReplicaAnswered", "PlacementTick", "MembershipChanged", "Listed", "ProgressTick",
-            "RegisterTick", "ReplicaStopped", "Respawn", "StopReplicaUnretired"),
+            "RegisterTick", "ReplicaStopped", "Respawn", "StopReplicaUnretired", "TableHeld", "HeldTablesWaitOver"),
         localOnly.stream().map(Class::getSimpleName).collect(Collectors.toSet()));
     for (Class<?> local : localOnly) {
       assertFalse(canCrossArtery(local), local.getName());

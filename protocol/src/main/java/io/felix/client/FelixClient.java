@@ -212,13 +212,13 @@ public final class FelixClient implements AutoCloseable {
             return;
           }
           if (failure.code() == ErrorCode.NOT_LEADER) {
-            metadata.leaderMoved(stream, shard, response.getError().getLeaderId(),
-                response.getError().getLeaderAddress());
+            metadata.notLeader(stream, shard, response.getError()); // applies the hint and re-reads metadata
+          } else if (failure.retriable()) {
+            metadata.refresh(List.of(stream));
           }
           long backoff = settings.backoffNanos(attempt + 1);
           if (failure.retriable() && attempt < settings.retries() && !closed
               && System.nanoTime() + backoff < deadlineNanos) {
-            metadata.refresh(List.of(stream));
             timer.schedule(
                 () -> fetchAttempt(stream, shard, offset, request, maxWait, attempt + 1, deadlineNanos, result),
                 backoff, TimeUnit.NANOSECONDS);

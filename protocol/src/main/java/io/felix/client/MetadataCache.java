@@ -31,7 +31,9 @@ import org.slf4j.LoggerFactory;
  * its in-memory table, so one that takes longer is treated as down and the next is asked.
  *
  * <p>Plain mode talks to one bootstrap broker and moves to the next after
- * {@link ClientSettings#plainModeFailoverAfter()} connection failures in a row to it.
+ * {@link ClientSettings#plainModeFailoverAfter()} connection failures in a row to it on produce or fetch, or at
+ * once when it stays silent on a metadata request that another bootstrap broker answers (its connection is up,
+ * so it would take requests and leave them unanswered).
  */
 final class MetadataCache {
   private static final Logger log = LoggerFactory.getLogger(MetadataCache.class);
@@ -59,6 +61,7 @@ final class MetadataCache {
   private final Set<HostPort> unanswered = new HashSet<>();
   private volatile int plainIndex;
   private int plainFailures;
+  private boolean plainSilent;
 
   MetadataCache(ClientSettings settings, BrokerConnections connections) {
     this.settings = settings;
@@ -97,6 +100,7 @@ final class MetadataCache {
   synchronized void answeredBy(HostPort address) {
     if (settings.mode() == ClientMode.PLAIN && plainTarget().equals(address)) {
       plainFailures = 0;
+      plainSilent = false;
     }
   }
 
@@ -250,8 +254,9 @@ final class MetadataCache {
 
   private synchronized void unanswered(HostPort target, FelixException why) {
     unanswered.add(target);
-    if (why.kind() == FelixException.Kind.CONNECTION_FAILED) {
-      connectionFailed(target);
+    if (settings.mode() == ClientMode.PLAIN && why.kind() == FelixException.Kind.REQUEST_TIMEOUT
+        && plainTarget().equals(target)) {
+      plainSilent = true;
     }
   }
 
@@ -265,9 +270,11 @@ final class MetadataCache {
     unanswered.remove(from);
     if (settings.mode() == ClientMode.PLAIN) {
       int index = settings.bootstrap().indexOf(from);
-      if (index >= 0 && index != plainIndex) {
+      if (plainSilent && index >= 0 && index != plainIndex) {
+        log.info("plain mode: {} took a metadata request and did not answer it; moving to {}", plainTarget(), from);
         plainIndex = index;
         plainFailures = 0;
+        plainSilent = false;
       }
       answeredBy(from);
     }

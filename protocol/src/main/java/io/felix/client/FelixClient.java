@@ -196,7 +196,9 @@ public final class FelixClient implements AutoCloseable {
     Duration timeout = settings.requestTimeout().plus(maxWait);
     target.thenCompose(t -> connections.get(t).thenCompose(c -> c.send(request.clone(), timeout))
             .whenComplete((r, e) -> {
-              if (e != null && FelixException.from(e).kind() == FelixException.Kind.CONNECTION_FAILED) {
+              if (e == null) {
+                metadata.answeredBy(t);
+              } else if (FelixException.from(e).kind() == FelixException.Kind.CONNECTION_FAILED) {
                 metadata.connectionFailed(t);
               }
             }))

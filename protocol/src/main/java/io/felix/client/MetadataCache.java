@@ -96,11 +96,16 @@ final class MetadataCache {
     }
   }
 
-  /** {@code address} answered a request, so the connection to it works. */
-  synchronized void answeredBy(HostPort address) {
-    if (settings.mode() == ClientMode.PLAIN && plainTarget().equals(address)) {
-      plainFailures = 0;
-      plainSilent = false;
+  /** {@code address} answered a request, so the connection to it works (counts only in plain mode). */
+  void answeredBy(HostPort address) {
+    if (settings.mode() != ClientMode.PLAIN) {
+      return; // every produce answer comes here: no lock in cluster mode
+    }
+    synchronized (this) {
+      if (plainTarget().equals(address)) {
+        plainFailures = 0;
+        plainSilent = false;
+      }
     }
   }
 

@@ -53,7 +53,7 @@ class RoutingTest {
         .linger(Duration.ZERO)
         .retryBackoff(Duration.ofMillis(50))
         .retryBackoffMax(Duration.ofMillis(200))
-        .connectTimeout(Duration.ofMillis(300))
+        .connectTimeout(Duration.ofSeconds(2))
         .requestTimeout(Duration.ofSeconds(5))
         .ackTimeout(Duration.ofSeconds(1))
         .deliveryTimeout(Duration.ofSeconds(4));
@@ -148,11 +148,12 @@ class RoutingTest {
     List<BrokerAddress> all = List.of(b.brokerAddress(), c.brokerAddress());
     b.script(e -> e.reply(e.request.hasMetadata() ? metadata(all, 1, 2, 1) : stored(0)));
     c.script(e -> e.reply(e.request.hasMetadata() ? metadata(all, 1, 2, 1) : stored(7)));
-    FelixClient client = client(settings(silent, b, c).build());
+    FelixClient client = client(settings(silent, b, c).connectTimeout(Duration.ofMillis(500)).build());
     long start = System.nanoTime();
     assertEquals(new RecordMetadata("s", 0, 7),
         client.produce("s", 0, null, utf8("x"), List.of()).get(3, TimeUnit.SECONDS));
-    assertTrue(System.nanoTime() - start < TimeUnit.MILLISECONDS.toNanos(1500));
+    // 500 ms for the silent broker, then one answer and one produce; before, the produce failed after 5 s
+    assertTrue(System.nanoTime() - start < TimeUnit.MILLISECONDS.toNanos(2500));
     assertTrue(silent.pollRequest(0).hasMetadata());
     for (int i = 0; i < 3; i++) {
       client.metadata("s").get(3, TimeUnit.SECONDS);
@@ -176,7 +177,7 @@ class RoutingTest {
           .plainModeFailoverAfter(failoverAfter).build());
       assertEquals(0, client.produce("s", 0, null, utf8("x"), List.of()).get(3, TimeUnit.SECONDS).offset());
       first.close(); // refuses connections from now on
-      Thread.sleep(300); // until the client's reader saw the close, so the next produce is refused, not lost
+      Thread.sleep(500); // until the client's reader saw the close, so the next produce is refused, not lost
       assertEquals(1, client.produce("s", 0, null, utf8("y"), List.of()).get(3, TimeUnit.SECONDS).offset());
       assertEquals(failoverAfter, client.retries(), "one refused attempt per failure before moving on");
       assertEquals(1, produces(second));

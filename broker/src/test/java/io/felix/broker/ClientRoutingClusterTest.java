@@ -13,7 +13,14 @@ import io.felix.client.FelixClient;
 import io.felix.client.FetchResult;
 import io.felix.client.FetchedRecord;
 import io.felix.client.RecordMetadata;
+import com.google.protobuf.ByteString;
+import io.felix.protocol.RecordLists;
 import io.felix.protocol.client.Acks;
+import io.felix.protocol.client.Error;
+import io.felix.protocol.client.ErrorCode;
+import io.felix.protocol.client.ProduceRequest;
+import io.felix.protocol.client.Record;
+import io.felix.protocol.client.Request;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
@@ -26,6 +33,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -80,9 +88,9 @@ class ClientRoutingClusterTest {
           brokers.clientAddress(1));
       try (FelixClient client = new FelixClient(settings(bootstrap).build())) {
         Producer producer = new Producer(client);
-        Thread producing = new Thread(() -> producer.produceFor(Duration.ofSeconds(5)), "producer");
+        Thread producing = new Thread(producer::produceUntilStopped, "producer");
         producing.start();
-        Thread.sleep(1000);
+        TestBrokers.await("records acknowledged by broker 0", Duration.ofSeconds(20), () -> producer.acked() >= 50);
         // The move, as the control plane cuts over: fence the leader, let broker 1 catch up, push epoch 2 to the
         // brokers 0 and 1 only. Broker 2 keeps table 1 (leader 0, epoch 1).
         assertEquals(ReplicaRole.FENCED, brokers.fence(0, SHARD, 2).role());
@@ -93,6 +101,8 @@ class ClientRoutingClusterTest {
         long movedAt = System.nanoTime();
         brokers.applyTo(1, moved);
         brokers.applyTo(0, moved);
+        Thread.sleep(3000);
+        producer.stop();
         producing.join();
         producer.awaitAll();
         // The old leader stopped at offset `end`: an acknowledgement at or past it came from the new leader. The
@@ -102,6 +112,15 @@ class ClientRoutingClusterTest {
             "the client reached the new leader " + TimeUnit.NANOSECONDS.toMillis(reached - movedAt)
                 + " ms after the move");
         producer.assertEveryAcknowledgedRecordReadBackOnce(bootstrap);
+        // What the client was told: broker 0 names broker 1 with its epoch and broker 0's table version.
+        try (RawClient raw = new RawClient(brokers.endpoint(0).host(), brokers.endpoint(0).clientPort())) {
+          Error notLeader = raw.call(Request.newBuilder().setProduce(ProduceRequest.newBuilder().setStream(STREAM)
+              .setShard(0).setRecords(RecordLists.encode(List.of(Record.newBuilder()
+                  .setValue(ByteString.copyFromUtf8("late")).build()))))).getError();
+          assertEquals(ErrorCode.NOT_LEADER, notLeader.getCode());
+          assertEquals(List.of(1, 2L, moved.version(), brokers.clientAddress(1)), List.of(notLeader.getLeaderId(),
+              notLeader.getLeaderEpoch(), notLeader.getAssignmentVersion(), notLeader.getLeaderAddress()));
+        }
         System.out.printf("moved leader reached after %d ms; %s%n",
             TimeUnit.NANOSECONDS.toMillis(reached - movedAt), producer.summary());
       }
@@ -150,6 +169,8 @@ class ClientRoutingClusterTest {
   private static final class Producer {
     private final FelixClient client;
     private final List<Sent> sent = new ArrayList<>();
+    private final AtomicLong acked = new AtomicLong();
+    private volatile boolean stopped;
 
     private record Sent(String value, long sentAt, CompletableFuture<RecordMetadata> ack, long[] ackedAt) {}
 
@@ -160,16 +181,33 @@ class ClientRoutingClusterTest {
     /** Produces for {@code duration}; the list of what was sent is read only after this returns. */
     void produceFor(Duration duration) {
       long until = System.nanoTime() + duration.toNanos();
-      while (System.nanoTime() < until) {
+      while (System.nanoTime() < until && !stopped) {
         String value = "record-" + sent.size() + "-" + System.identityHashCode(client);
         long[] ackedAt = {Long.MAX_VALUE};
         long at = System.nanoTime();
         // completes after the time is stamped, so whoever waits for it sees the time
         CompletableFuture<RecordMetadata> ack = client.produce(STREAM, 0, null,
-            value.getBytes(StandardCharsets.UTF_8), List.of()).whenComplete((m, e) -> ackedAt[0] = System.nanoTime());
+            value.getBytes(StandardCharsets.UTF_8), List.of()).whenComplete((m, e) -> {
+              ackedAt[0] = System.nanoTime();
+              if (e == null) {
+                acked.incrementAndGet();
+              }
+            });
         sent.add(new Sent(value, at, ack, ackedAt));
         LockSupport.parkNanos(2_000_000);
       }
+    }
+
+    void produceUntilStopped() {
+      produceFor(Duration.ofMinutes(1));
+    }
+
+    void stop() {
+      stopped = true;
+    }
+
+    long acked() {
+      return acked.get();
     }
 
     long failed() {

@@ -67,8 +67,11 @@ final class ClusterView {
     Map<String, StreamView> s = new HashMap<>(streams);
     for (StreamMetadata m : response.getStreamsList()) {
       StreamView known = streams.get(m.getName());
-      // A stream the answer says does not exist (any more) keeps no leaders from before.
-      boolean gone = m.getError() != ErrorCode.NONE && notOlder;
+      int[] ids = m.getShardsList().stream().mapToInt(ShardMetadata::getShard).sorted().toArray();
+      // A stream the answer says does not exist (any more), or that has other shards now (deleted and created
+      // again, with epochs starting over), keeps no leaders from before.
+      boolean gone = notOlder && known != null
+          && (m.getError() != ErrorCode.NONE || !Arrays.equals(ids, known.shardIds()));
       Map<Integer, Leader> leaders = new HashMap<>(known == null || gone ? Map.of() : known.leaders());
       for (ShardMetadata shard : m.getShardsList()) {
         Leader offered = new Leader(shard.getLeader(), shard.getLeaderEpoch());
@@ -78,7 +81,6 @@ final class ClusterView {
         }
       }
       if (known == null || notOlder) {
-        int[] ids = m.getShardsList().stream().mapToInt(ShardMetadata::getShard).sorted().toArray();
         s.put(m.getName(), new StreamView(m.getName(), m.getError(), ids, Map.copyOf(leaders)));
       } else {
         s.put(m.getName(), new StreamView(m.getName(), known.error(), known.shardIds(), Map.copyOf(leaders)));

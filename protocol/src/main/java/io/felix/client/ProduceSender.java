@@ -113,6 +113,9 @@ final class ProduceSender implements Runnable {
     metadata.answeredBy(target);
     if (Errors.isError(response)) {
       Error e = response.getError();
+      if (e.getCode() == ErrorCode.UNKNOWN_STREAM || e.getCode() == ErrorCode.UNKNOWN_SHARD) {
+        metadata.refresh(List.of(batch.stream)); // deleted: forget its leaders before it may be created again
+      }
       boolean newerLeader = e.getCode() == ErrorCode.NOT_LEADER
           && metadata.notLeader(batch.stream, batch.shard, e) == MetadataCache.HintOutcome.NEWER_LEADER
           && settings.mode() == ClientMode.CLUSTER;

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
 import io.felix.protocol.client.BrokerAddress;
+import io.felix.protocol.client.ErrorCode;
 import io.felix.protocol.client.MetadataResponse;
 import io.felix.protocol.client.ShardMetadata;
 import io.felix.protocol.client.StreamMetadata;
@@ -51,6 +52,15 @@ class ClusterViewTest {
     ClusterView view = ClusterView.EMPTY.merge(answer(7, 1, 2));
     assertEquals(new ClusterView.Leader(1, 2), view.merge(answer(6, -1, 2)).leader("s", 0));
     assertEquals(new ClusterView.Leader(-1, 2), view.merge(answer(7, -1, 2)).leader("s", 0));
+  }
+
+  @Test
+  void aStreamThatWasDeletedStartsOverWithItsEpochs() {
+    ClusterView view = ClusterView.EMPTY.merge(answer(3, 1, 5));
+    ClusterView deleted = view.merge(MetadataResponse.newBuilder().setAssignmentVersion(4)
+        .addStreams(StreamMetadata.newBuilder().setName("s").setError(ErrorCode.UNKNOWN_STREAM)).build());
+    assertEquals(ClusterView.Leader.UNKNOWN, deleted.leader("s", 0));
+    assertEquals(new ClusterView.Leader(2, 1), deleted.merge(answer(5, 2, 1)).leader("s", 0), "created again");
   }
 
   @Test

@@ -33,8 +33,8 @@ import java.util.List;
  * @param metadataMaxAge metadata is re-read at least this often (default 5 min), and at once after NOT_LEADER
  *     or a failed connection
  * @param connectTimeout how long opening a connection may take (default 5 s); also how long one broker gets to
- *     answer a metadata request before the next is asked (metadata is answered from memory, so a broker that
- *     takes longer is as good as down)
+ *     answer a metadata request before the next is asked as well (metadata is answered from memory, so a broker
+ *     that takes longer is presumed down; its answer is still taken if it comes first)
  * @param plainModeFailoverAfter plain mode: connection failures in a row to its broker after which the client
  *     moves to the next bootstrap broker (default 2: one failure may be a blip or a quick restart, a second one
  *     means the broker is gone for now)

@@ -57,7 +57,7 @@ public final class FelixClient implements AutoCloseable {
     });
     timer.setRemoveOnCancelPolicy(true);
     this.connections = new BrokerConnections(settings, timer);
-    this.metadata = new MetadataCache(settings, connections);
+    this.metadata = new MetadataCache(settings, connections, timer);
     this.accumulator = new BatchAccumulator(settings);
     this.sender = new ProduceSender(settings, accumulator, metadata, connections);
     this.senderThread = new Thread(sender, "felix-client-sender");

@@ -17,6 +17,9 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,8 +30,10 @@ import org.slf4j.LoggerFactory;
  * <p>Cluster mode asks, until one answers: the broker a NOT_LEADER hint named (it has just learnt the new
  * leader), then the bootstrap brokers in turn, each read starting at the next one so that a broker whose table
  * lags is not asked first every time, then every other known broker; a broker that did not answer its last
- * request goes last until it answers again. A broker gets {@link #attemptTimeout} to answer: metadata comes from
- * its in-memory table, so one that takes longer is treated as down and the next is asked.
+ * request goes last until it answers again. A broker that has not answered within {@link #hedgeAfter} (metadata
+ * comes from its in-memory table) is presumed down and the next one is asked as well; the first answer wins, and
+ * each request still waits up to requestTimeout, so a slow but live cluster is never worse off than with one
+ * broker at a time.
  *
  * <p>Plain mode talks to one bootstrap broker and moves to the next after
  * {@link ClientSettings#plainModeFailoverAfter()} connection failures in a row to it on produce or fetch, or at
@@ -50,7 +55,8 @@ final class MetadataCache {
 
   private final ClientSettings settings;
   private final BrokerConnections connections;
-  private final Duration attemptTimeout;
+  private final Duration hedgeAfter;
+  private final ScheduledExecutorService timer;
   private final Set<String> wanted = new TreeSet<>();
   private volatile ClusterView view = ClusterView.EMPTY;
   private volatile long refreshedAtNanos = Long.MIN_VALUE / 2;
@@ -63,11 +69,11 @@ final class MetadataCache {
   private int plainFailures;
   private boolean plainSilent;
 
-  MetadataCache(ClientSettings settings, BrokerConnections connections) {
+  MetadataCache(ClientSettings settings, BrokerConnections connections, ScheduledExecutorService timer) {
     this.settings = settings;
     this.connections = connections;
-    this.attemptTimeout = settings.connectTimeout().compareTo(settings.requestTimeout()) < 0
-        ? settings.connectTimeout() : settings.requestTimeout();
+    this.timer = timer;
+    this.hedgeAfter = settings.connectTimeout();
   }
 
   ClusterView view() {
@@ -195,7 +201,7 @@ final class MetadataCache {
     Request.Builder request =
         Request.newBuilder().setMetadata(MetadataRequest.newBuilder().addAllStreams(streams));
     CompletableFuture<MetadataResponse> result = new CompletableFuture<>();
-    ask(candidates(first), 0, request, result, null);
+    new Read(candidates(first), request, result).askNext();
     return result;
   }
 
@@ -230,40 +236,82 @@ final class MetadataCache {
     return answering;
   }
 
-  private void ask(List<HostPort> candidates, int i, Request.Builder request,
-      CompletableFuture<MetadataResponse> result, Throwable last) {
-    if (i >= candidates.size()) {
-      FelixException cause = last == null
-          ? FelixException.connectionFailed("no broker to ask for metadata", false)
-          : FelixException.from(last);
-      result.completeExceptionally(cause.withContext("metadata unavailable from " + candidates));
-      return;
+  /** One metadata read: asks the candidates in order, the next one as soon as one fails or is slow. */
+  private final class Read {
+    private final List<HostPort> candidates;
+    private final Request.Builder request;
+    private final CompletableFuture<MetadataResponse> result;
+    private int next;
+    private int outstanding;
+    private Throwable last;
+
+    Read(List<HostPort> candidates, Request.Builder request, CompletableFuture<MetadataResponse> result) {
+      this.candidates = candidates;
+      this.request = request;
+      this.result = result;
     }
-    HostPort target = candidates.get(i);
-    connections.get(target)
-        .thenCompose(c -> c.send(request.clone(), attemptTimeout))
-        .whenComplete((response, error) -> {
-          if (error == null && !Errors.isError(response) && response.hasMetadata()) {
-            applied(target, response);
-            result.complete(response.getMetadata());
-            return;
-          }
-          Throwable why = error != null ? error : answerError(target, response);
-          log.debug("metadata from {} failed: {}", target, why.getMessage());
-          if (error != null) {
-            unanswered(target, FelixException.from(error));
-          }
-          ask(candidates, i + 1, request, result, why);
-        });
+
+    synchronized void askNext() {
+      if (result.isDone()) {
+        return;
+      }
+      if (next >= candidates.size()) {
+        if (outstanding == 0) {
+          FelixException cause = last == null
+              ? FelixException.connectionFailed("no broker to ask for metadata", false)
+              : FelixException.from(last);
+          result.completeExceptionally(cause.withContext("metadata unavailable from " + candidates));
+        }
+        return;
+      }
+      HostPort target = candidates.get(next++);
+      outstanding++;
+      boolean[] movedOn = {false};
+      ScheduledFuture<?> hedge = timer.schedule(() -> {
+        synchronized (this) {
+          movedOn[0] = true;
+        }
+        log.debug("no metadata from {} within {} ms; asking the next broker too", target, hedgeAfter.toMillis());
+        markUnanswered(target, true);
+        askNext();
+      }, hedgeAfter.toNanos(), TimeUnit.NANOSECONDS);
+      connections.get(target)
+          .thenCompose(c -> c.send(request.clone(), settings.requestTimeout()))
+          .whenComplete((response, error) -> {
+            hedge.cancel(false);
+            if (error == null && !Errors.isError(response) && response.hasMetadata()) {
+              applied(target, response);
+              result.complete(response.getMetadata());
+            }
+            boolean askAnother;
+            synchronized (this) {
+              outstanding--;
+              if (result.isDone()) {
+                return;
+              }
+              last = error != null ? error : answerError(target, response);
+              log.debug("metadata from {} failed: {}", target, last.getMessage());
+              askAnother = !movedOn[0] || (outstanding == 0 && next >= candidates.size());
+            }
+            if (error != null) {
+              markUnanswered(target, false);
+            }
+            if (askAnother) {
+              askNext();
+            }
+          });
+    }
   }
 
-  private synchronized void unanswered(HostPort target, FelixException why) {
+  /** @param silent the broker took the request and did not answer it in time (not merely a failed connection) */
+  private synchronized void markUnanswered(HostPort target, boolean silent) {
     unanswered.add(target);
-    if (settings.mode() == ClientMode.PLAIN && why.kind() == FelixException.Kind.REQUEST_TIMEOUT
-        && plainTarget().equals(target)) {
+    if (silent && settings.mode() == ClientMode.PLAIN && plainTarget().equals(target)) {
       plainSilent = true;
     }
   }
+
+
 
   private static FelixException answerError(HostPort target, Response response) {
     return Errors.isError(response)

@@ -159,7 +159,7 @@ class ClientRoutingClusterTest {
             .build())) {
           Producer producer = new Producer(client);
           long start = System.nanoTime();
-          producer.produceFor(Duration.ofSeconds(2));
+          producer.produceFor(Duration.ofSeconds(1));
           producer.awaitAll();
           long first = producer.firstAckOfARecordSentAfter(start);
           assertEquals(0, producer.failed(), mode + ": " + producer.summary()); // before, the first produce failed

@@ -17,6 +17,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -265,16 +266,22 @@ final class MetadataCache {
         return;
       }
       HostPort target = candidates.get(next++);
-      outstanding++;
       boolean[] movedOn = {false};
-      ScheduledFuture<?> hedge = timer.schedule(() -> {
-        synchronized (this) {
-          movedOn[0] = true;
-        }
-        log.debug("no metadata from {} within {} ms; asking the next broker too", target, hedgeAfter.toMillis());
-        markUnanswered(target, true);
-        askNext();
-      }, hedgeAfter.toNanos(), TimeUnit.NANOSECONDS);
+      ScheduledFuture<?> hedge;
+      try {
+        hedge = timer.schedule(() -> {
+          synchronized (this) {
+            movedOn[0] = true;
+          }
+          log.debug("no metadata from {} within {} ms; asking the next broker too", target, hedgeAfter.toMillis());
+          markUnanswered(target, true);
+          askNext();
+        }, hedgeAfter.toNanos(), TimeUnit.NANOSECONDS);
+      } catch (RejectedExecutionException e) {
+        result.completeExceptionally(FelixException.clientClosed("the client closed while reading metadata"));
+        return;
+      }
+      outstanding++;
       connections.get(target)
           .thenCompose(c -> c.send(request.clone(), settings.requestTimeout()))
           .whenComplete((response, error) -> {

@@ -159,7 +159,7 @@ class ClientRoutingClusterTest {
             .build())) {
           Producer producer = new Producer(client);
           long start = System.nanoTime();
-          producer.produceFor(Duration.ofSeconds(1));
+          producer.produceRecords(300);
           producer.awaitAll();
           long first = producer.firstAckOfARecordSentAfter(start);
           assertEquals(0, producer.failed(), mode + ": " + producer.summary()); // before, the first produce failed
@@ -201,6 +201,14 @@ class ClientRoutingClusterTest {
             });
         sent.add(new Sent(value, at, ack, ackedAt));
         LockSupport.parkNanos(2_000_000);
+      }
+    }
+
+    /** Produces {@code count} records (the first waits for metadata, so a count, not a duration). */
+    void produceRecords(int count) {
+      int until = sent.size() + count;
+      while (sent.size() < until) {
+        produceFor(Duration.ofMillis(100));
       }
     }
 

@@ -106,6 +106,11 @@ public final class TestBrokers implements AutoCloseable {
     }
   }
 
+  /** Sends the table to broker {@code id} alone (the others keep theirs, as when a push is lost). */
+  public void applyTo(int id, AssignmentTable table) {
+    remoteDirectory(id).tell(new ReplicaDirectory.ApplyAssignments(table));
+  }
+
   public ReplicaStatus describe(int id, ShardId shard) {
     return ask(id, r -> new ReplicaDirectory.DescribeReplica(shard, r));
   }

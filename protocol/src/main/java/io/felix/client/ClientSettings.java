@@ -32,6 +32,12 @@ import java.util.List;
  *     instead, with {@link FelixException#notAppended()} false.
  * @param metadataMaxAge metadata is re-read at least this often (default 5 min), and at once after NOT_LEADER
  *     or a failed connection
+ * @param connectTimeout how long opening a connection may take (default 5 s); also how long one broker gets to
+ *     answer a metadata request before the next is asked as well (metadata is answered from memory, so a broker
+ *     that takes longer is presumed down; its answer is still taken if it comes first)
+ * @param plainModeFailoverAfter plain mode: connection failures in a row to its broker after which the client
+ *     moves to the next bootstrap broker (default 2: one failure may be a blip or a quick restart, a second one
+ *     means the broker is gone for now)
  */
 public record ClientSettings(
     List<HostPort> bootstrap,
@@ -50,7 +56,8 @@ public record ClientSettings(
     boolean retryAmbiguousErrors,
     Duration metadataMaxAge,
     Duration connectTimeout,
-    int maxFrameBytes) {
+    int maxFrameBytes,
+    int plainModeFailoverAfter) {
 
   /** Room kept in a frame for the produce request around its records (stream name, shard, acks, tags). */
   public static final int REQUEST_OVERHEAD_BYTES = 4096;
@@ -91,6 +98,7 @@ public record ClientSettings(
     private Duration metadataMaxAge = Duration.ofMinutes(5);
     private Duration connectTimeout = Duration.ofSeconds(5);
     private int maxFrameBytes = FrameCodec.DEFAULT_MAX_FRAME_BYTES;
+    private int plainModeFailoverAfter = 2;
 
     private Builder(List<HostPort> bootstrap) {
       this.bootstrap = bootstrap == null ? List.of() : List.copyOf(bootstrap);
@@ -112,6 +120,7 @@ public record ClientSettings(
     public Builder metadataMaxAge(Duration v) { metadataMaxAge = v; return this; }
     public Builder connectTimeout(Duration v) { connectTimeout = v; return this; }
     public Builder maxFrameBytes(int v) { maxFrameBytes = v; return this; }
+    public Builder plainModeFailoverAfter(int v) { plainModeFailoverAfter = v; return this; }
 
     public ClientSettings build() {
       if (bootstrap.isEmpty()) {
@@ -139,9 +148,11 @@ public record ClientSettings(
       positive("deliveryTimeout", deliveryTimeout);
       positive("metadataMaxAge", metadataMaxAge);
       positive("connectTimeout", connectTimeout);
+      require(plainModeFailoverAfter > 0, "plainModeFailoverAfter must be positive, got " + plainModeFailoverAfter);
       return new ClientSettings(bootstrap, mode, acks, linger, batchSizeBytes, maxInFlightPerConnection,
           maxInFlightBatchesPerShard, requestTimeout, ackTimeout, retries, retryBackoff, retryBackoffMax,
-          deliveryTimeout, retryAmbiguousErrors, metadataMaxAge, connectTimeout, maxFrameBytes);
+          deliveryTimeout, retryAmbiguousErrors, metadataMaxAge, connectTimeout, maxFrameBytes,
+          plainModeFailoverAfter);
     }
 
     private static void require(boolean ok, String message) {

@@ -57,7 +57,7 @@ public final class FelixClient implements AutoCloseable {
     });
     timer.setRemoveOnCancelPolicy(true);
     this.connections = new BrokerConnections(settings, timer);
-    this.metadata = new MetadataCache(settings, connections);
+    this.metadata = new MetadataCache(settings, connections, timer);
     this.accumulator = new BatchAccumulator(settings);
     this.sender = new ProduceSender(settings, accumulator, metadata, connections);
     this.senderThread = new Thread(sender, "felix-client-sender");
@@ -196,7 +196,9 @@ public final class FelixClient implements AutoCloseable {
     Duration timeout = settings.requestTimeout().plus(maxWait);
     target.thenCompose(t -> connections.get(t).thenCompose(c -> c.send(request.clone(), timeout))
             .whenComplete((r, e) -> {
-              if (e != null && FelixException.from(e).kind() == FelixException.Kind.CONNECTION_FAILED) {
+              if (e == null) {
+                metadata.answeredBy(t);
+              } else if (FelixException.from(e).kind() == FelixException.Kind.CONNECTION_FAILED) {
                 metadata.connectionFailed(t);
               }
             }))
@@ -212,13 +214,13 @@ public final class FelixClient implements AutoCloseable {
             return;
           }
           if (failure.code() == ErrorCode.NOT_LEADER) {
-            metadata.leaderMoved(stream, shard, response.getError().getLeaderId(),
-                response.getError().getLeaderAddress());
+            metadata.notLeader(stream, shard, response.getError()); // applies the hint and re-reads metadata
+          } else if (failure.retriable()) {
+            metadata.refresh(List.of(stream));
           }
           long backoff = settings.backoffNanos(attempt + 1);
           if (failure.retriable() && attempt < settings.retries() && !closed
               && System.nanoTime() + backoff < deadlineNanos) {
-            metadata.refresh(List.of(stream));
             timer.schedule(
                 () -> fetchAttempt(stream, shard, offset, request, maxWait, attempt + 1, deadlineNanos, result),
                 backoff, TimeUnit.NANOSECONDS);

@@ -22,6 +22,12 @@ import org.slf4j.LoggerFactory;
  * or no answer after the request was written) are retried only with retryAmbiguousErrors, since the first
  * attempt may have been stored and a retry would then store the batch twice. Otherwise the batch's futures
  * fail with the error, whose {@link FelixException#notAppended()} tells the caller whether it may exist.
+ *
+ * <p>NOT_LEADER. The answer names the leader with its epoch ({@link MetadataCache#notLeader}). A leader of a newer
+ * epoch than the client knew is tried at once: epochs only grow, so such immediate retries are bounded by the
+ * leadership changes that really happen. Any other NOT_LEADER (no leader named, or one the client already knew,
+ * as when two brokers disagree) waits the growing backoff while metadata is re-read, so a client never
+ * ping-pongs between brokers at full speed; it converges as soon as some broker has the newer epoch.
  */
 final class ProduceSender implements Runnable {
   private static final Logger log = LoggerFactory.getLogger(ProduceSender.class);
@@ -75,7 +81,7 @@ final class ProduceSender implements Runnable {
     if (target == null) {
       metadata.refresh(List.of(batch.stream));
       failedAttempt(batch, null,
-          FelixException.noLeader("no known leader for " + batch.stream + "/" + batch.shard));
+          FelixException.noLeader("no known leader for " + batch.stream + "/" + batch.shard), false);
       return;
     }
     if (metadata.isStale()) {
@@ -101,31 +107,35 @@ final class ProduceSender implements Runnable {
         metadata.connectionFailed(target);
         metadata.refresh(List.of(batch.stream));
       }
-      failedAttempt(batch, target, cause);
+      failedAttempt(batch, target, cause, false);
       return;
     }
+    metadata.answeredBy(target);
     if (Errors.isError(response)) {
       Error e = response.getError();
-      if (e.getCode() == ErrorCode.NOT_LEADER) {
-        metadata.leaderMoved(batch.stream, batch.shard, e.getLeaderId(), e.getLeaderAddress());
-        metadata.refresh(List.of(batch.stream));
+      if (e.getCode() == ErrorCode.UNKNOWN_STREAM || e.getCode() == ErrorCode.UNKNOWN_SHARD) {
+        metadata.refresh(List.of(batch.stream)); // deleted: forget its leaders before it may be created again
       }
-      failedAttempt(batch, target, FelixException.broker(e));
+      boolean newerLeader = e.getCode() == ErrorCode.NOT_LEADER
+          && metadata.notLeader(batch.stream, batch.shard, e) == MetadataCache.HintOutcome.NEWER_LEADER
+          && settings.mode() == ClientMode.CLUSTER;
+      failedAttempt(batch, target, FelixException.broker(e), newerLeader);
       return;
     }
     if (!response.hasProduce()) {
       failedAttempt(batch, target, FelixException.broker(Errors.of(ErrorCode.INVALID_REQUEST,
-          target + " answered a produce without a produce result")));
+          target + " answered a produce without a produce result")), false);
       return;
     }
     batch.succeeded(response.getProduce().getBaseOffset());
     accumulator.done(batch);
   }
 
-  private void failedAttempt(ProduceBatch batch, HostPort target, FelixException cause) {
+  /** @param atOnce retry without backoff: the answer named a leader of a newer epoch (see the class comment) */
+  private void failedAttempt(ProduceBatch batch, HostPort target, FelixException cause, boolean atOnce) {
     long now = System.nanoTime();
     boolean safe = cause.notAppended() || settings.retryAmbiguousErrors();
-    long retryAt = now + settings.backoffNanos(batch.attempts);
+    long retryAt = atOnce ? now : now + settings.backoffNanos(batch.attempts);
     boolean retry = cause.retriable() && safe && !accumulator.isClosing()
         && batch.attempts <= settings.retries() && retryAt < batch.deadlineNanos;
     if (retry) {

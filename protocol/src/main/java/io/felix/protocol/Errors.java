@@ -13,6 +13,8 @@ import io.felix.protocol.client.Response;
  */
 public final class Errors {
   public static final int UNKNOWN_LEADER = -1;
+  public static final long UNKNOWN_EPOCH = -1;
+  public static final long UNKNOWN_VERSION = -1;
 
   private Errors() {}
 
@@ -27,12 +29,26 @@ public final class Errors {
 
   /** {@code leaderAddress} is host:port of the leader's client listener, or empty when unknown. */
   public static Error notLeader(String stream, int shard, int leaderId, String leaderAddress) {
-    String known = leaderId >= 0 ? "; the leader is broker " + leaderId : "; the leader is not known yet";
+    return notLeader(stream, shard, leaderId, leaderAddress, UNKNOWN_EPOCH, UNKNOWN_VERSION);
+  }
+
+  /**
+   * NOT_LEADER naming the leader with its leader epoch and the assignment-table version the answer was read from
+   * ({@link #UNKNOWN_EPOCH} / {@link #UNKNOWN_VERSION} when unknown), so a client can order the hint against what
+   * it already knows.
+   */
+  public static Error notLeader(String stream, int shard, int leaderId, String leaderAddress, long leaderEpoch,
+      long assignmentVersion) {
+    String known = leaderId >= 0
+        ? "; the leader is broker " + leaderId + (leaderEpoch >= 0 ? " at epoch " + leaderEpoch : "")
+        : "; the leader is not known yet";
     return Error.newBuilder()
         .setCode(ErrorCode.NOT_LEADER)
         .setMessage("this broker does not lead " + stream + "/" + shard + known)
         .setLeaderId(leaderId)
         .setLeaderAddress(leaderAddress == null ? "" : leaderAddress)
+        .setLeaderEpoch(leaderId >= 0 ? leaderEpoch : UNKNOWN_EPOCH)
+        .setAssignmentVersion(assignmentVersion)
         .setNotAppended(true)
         .build();
   }

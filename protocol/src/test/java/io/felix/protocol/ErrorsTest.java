@@ -20,6 +20,18 @@ class ErrorsTest {
   }
 
   @Test
+  void notLeaderCarriesTheLeadersEpochAndTheTableVersion() {
+    Error e = Errors.notLeader("orders", 3, 2, "127.0.0.1:9001", 7, 41);
+    assertEquals(7, e.getLeaderEpoch());
+    assertEquals(41, e.getAssignmentVersion());
+    assertEquals("NOT_LEADER: this broker does not lead orders/3; the leader is broker 2 at epoch 7",
+        Errors.format(e));
+    Error unknown = Errors.notLeader("orders", 3, -1, "", 7, 41);
+    assertEquals(Errors.UNKNOWN_EPOCH, unknown.getLeaderEpoch(), "no leader, so no leader epoch");
+    assertEquals(Errors.UNKNOWN_EPOCH, Errors.notLeader("orders", 3, 2, "").getLeaderEpoch());
+  }
+
+  @Test
   void timeoutIsRetriableButAmbiguousUnlessTheBrokerSaysNotAppended() {
     Error ambiguous = Errors.of(ErrorCode.TIMEOUT, "acks not met in 10000 ms");
     assertTrue(Errors.isRetriable(ErrorCode.TIMEOUT));

@@ -153,8 +153,10 @@ public final class ClientRequests {
   }
 
   private Response notLeader(ShardAssignment a) {
-    String address = registry.table().broker(a.leader()).map(BrokerEndpoint::clientAddress).orElse("");
-    return Errors.response(0, Errors.notLeader(a.id().stream(), a.id().shard(), a.leader(), address));
+    AssignmentTable table = registry.table();
+    String address = table.broker(a.leader()).map(BrokerEndpoint::clientAddress).orElse("");
+    return Errors.response(0, Errors.notLeader(a.id().stream(), a.id().shard(), a.leader(), address,
+        a.leaderEpoch(), table.version()));
   }
 
   private static Response error(ErrorCode code, String message) {

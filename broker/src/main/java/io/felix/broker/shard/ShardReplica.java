@@ -1,5 +1,6 @@
 package io.felix.broker.shard;
 
+import io.felix.broker.assignment.AssignmentTable;
 import io.felix.broker.assignment.ShardAssignment;
 import io.felix.broker.assignment.ShardId;
 import io.felix.protocol.Errors;
@@ -162,9 +163,16 @@ public final class ShardReplica {
         .setFetchOffset(f.fetch().getFetchOffset())).build());
   }
 
+  /**
+   * NOT_LEADER naming {@code leader}; its epoch and the table version come from this broker's table, the epoch
+   * only when the table names the same leader (otherwise unknown, and the client refreshes instead of trusting it).
+   */
   public static Response notLeader(ShardId id, int leader, ReplicaRegistry registry) {
-    String address = leader < 0 ? "" : registry.table().broker(leader).map(e -> e.clientAddress()).orElse("");
-    return Errors.response(0, Errors.notLeader(id.stream(), id.shard(), leader, address));
+    AssignmentTable table = registry.table();
+    String address = leader < 0 ? "" : table.broker(leader).map(e -> e.clientAddress()).orElse("");
+    long epoch = table.shard(id).filter(a -> a.leader() == leader).map(ShardAssignment::leaderEpoch)
+        .orElse(Errors.UNKNOWN_EPOCH);
+    return Errors.response(0, Errors.notLeader(id.stream(), id.shard(), leader, address, epoch, table.version()));
   }
 
   private static Behavior<Command> failed(ShardId id, int brokerId, String why) {

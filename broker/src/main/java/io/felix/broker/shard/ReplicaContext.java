@@ -14,6 +14,8 @@ import org.apache.pekko.actor.typed.javadsl.ActorContext;
  * actor's thread.
  */
 final class ReplicaContext {
+  /** What this context was built from: a replica whose log fails builds the next context from it. */
+  final ReplicaWiring wiring;
   final ShardId id;
   final int brokerId;
   final ShardLog log;
@@ -29,16 +31,16 @@ final class ReplicaContext {
   /** The highest commit offset (high watermark) this replica knows; only grows. */
   long commitOffset;
 
-  ReplicaContext(ShardId id, int brokerId, ShardLog log, ReplicationTransport transport, ReplicationSettings settings,
-      ReplicaRegistry registry, ActorContext<ShardReplica.Command> actor, ReplicaClock clock) {
-    this.id = id;
-    this.brokerId = brokerId;
+  ReplicaContext(ReplicaWiring wiring, ShardLog log) {
+    this.wiring = wiring;
+    this.id = wiring.id();
+    this.brokerId = wiring.brokerId();
     this.log = log;
-    this.transport = transport;
-    this.settings = settings;
-    this.registry = registry;
-    this.actor = actor;
-    this.clock = clock;
+    this.transport = wiring.transport();
+    this.settings = wiring.settings();
+    this.registry = wiring.registry();
+    this.actor = wiring.actor();
+    this.clock = wiring.clock();
     this.reads = new ConsumerReads(id, log, clock);
     this.metrics = BrokerMetrics.of(actor.getSystem());
   }

@@ -21,6 +21,11 @@ public record ReplicaStatus(
     return new ReplicaStatus(id, brokerId, false, ReplicaRole.NONE, -1, 0, 0, false);
   }
 
+  /** A hosted replica whose log failed: it holds nothing it would serve. */
+  public static ReplicaStatus failed(ShardId id, int brokerId) {
+    return new ReplicaStatus(id, brokerId, true, ReplicaRole.FAILED, -1, 0, 0, true);
+  }
+
   /**
    * Orders replicas by what their logs hold, as failover chooses: a later last epoch first, then, with the same
    * one, the longer log. Zero means the two hold the same.

@@ -87,6 +87,7 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
           d.replyTo().tell(ctx.status(fenced ? ReplicaRole.FENCED : ReplicaRole.LEADER, false));
           return this;
         })
+        .onMessage(ShardReplica.LogFailed.class, this::onLogFailed)
         .onMessage(ShardReplica.Retire.class, r -> {
           pending.failAll("replica " + ctx.id + " was retired from this broker");
           return ShardReplica.retire(ctx, r);
@@ -120,7 +121,8 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
       ctx.actor.getLog().error("replica {}: append failed, no longer accepting writes: {}", ctx.id, e.toString());
       fence("its log failed");
       p.reply().complete(Errors.response(0, Errors.of(ErrorCode.TIMEOUT, "append failed: " + e.getMessage())));
-      return this;
+      return ctx.log.failed() ? FailedReplica.afterRunFailed(ctx, assignment, "an append failed: " + e.getMessage())
+          : this;
     }
     long end = base + p.summary().count();
     ctx.metrics.recordAppended(ctx.id.stream(), p.summary().count(), r.getRecords().size());
@@ -137,6 +139,14 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
       advanceCommit();
     }
     return this;
+  }
+
+  private Behavior<ShardReplica.Command> onLogFailed(ShardReplica.LogFailed f) {
+    if (f.log() != ctx.log) {
+      return this;
+    }
+    fence(f.cause());
+    return FailedReplica.afterRunFailed(ctx, assignment, f.cause());
   }
 
   private Behavior<ShardReplica.Command> onFollowerFetch(ShardReplica.FollowerFetch f) {
@@ -275,6 +285,8 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
     ctx.log.awaitStored(offset).whenComplete((off, failure) -> {
       if (failure == null) {
         ctx.actor.getSelf().tell(new ShardReplica.Stored(off));
+      } else {
+        ShardReplica.reportFailure(ctx, failure);
       }
     });
   }

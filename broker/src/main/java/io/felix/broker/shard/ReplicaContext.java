@@ -6,6 +6,7 @@ import io.felix.broker.metrics.BrokerMetrics;
 import io.felix.broker.transport.ReplicationSettings;
 import io.felix.broker.transport.ReplicationTransport;
 import io.felix.protocol.replication.ReplicationFrame;
+import java.util.List;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 
 /**
@@ -61,5 +62,11 @@ final class ReplicaContext {
 
   ReplicaStatus status(ReplicaRole role, boolean failed) {
     return new ReplicaStatus(id, brokerId, true, role, log.lastEpoch(), log.logEndOffset(), commitOffset, failed);
+  }
+
+  /** A leader's status, with its in-sync set. */
+  ReplicaStatus leaderStatus(ReplicaRole role, List<Integer> inSync) {
+    return new ReplicaStatus(id, brokerId, true, role, log.lastEpoch(), log.logEndOffset(), commitOffset, false,
+        inSync);
   }
 }

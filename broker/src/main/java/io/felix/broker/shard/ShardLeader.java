@@ -61,6 +61,7 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
     this.followers = new FollowerProgress(ctx.brokerId, assignment, epochStart, ctx.settings, ctx.log::logEndOffset,
         () -> ctx.commitOffset, this::inSyncChanged);
     awaitStored(ctx.log.logEndOffset());
+    reportReplication();
     ctx.actor.getLog().info("replica {} leads at epoch {} from offset {} (replicas {}, learners {})", ctx.id, epoch,
         epochStart, assignment.replicas(), assignment.learners());
   }
@@ -84,7 +85,7 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
         .onMessage(ShardReplica.Assign.class, this::onAssign)
         .onMessage(ShardReplica.Fence.class, this::onFence)
         .onMessage(ShardReplica.Describe.class, d -> {
-          d.replyTo().tell(ctx.status(fenced ? ReplicaRole.FENCED : ReplicaRole.LEADER, false));
+          d.replyTo().tell(status());
           return this;
         })
         .onMessage(ShardReplica.LogFailed.class, this::onLogFailed)
@@ -209,11 +210,13 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
     if (next.leaderEpoch() == epoch && next.leader() == ctx.brokerId) {
       assignment = next; // same leadership, new replica set or learners (a move)
       followers.track(next);
+      reportReplication();
       advanceCommit();
       return this;
     }
     pending.failAll("leadership of " + ctx.id + " moved to epoch " + next.leaderEpoch());
     ctx.reads.releaseAll(ctx.commitOffset);
+    ctx.metrics.underReplicated(ctx.id, false); // the new leader reports it
     return ShardReplica.roleFor(ctx, next, false);
   }
 
@@ -222,8 +225,17 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
     if (f.newEpoch() > epoch) {
       fence("fenced at epoch " + f.newEpoch());
     }
-    f.replyTo().tell(ctx.status(fenced ? ReplicaRole.FENCED : ReplicaRole.LEADER, false));
+    f.replyTo().tell(status());
     return this;
+  }
+
+  private ReplicaStatus status() {
+    return ctx.leaderStatus(fenced ? ReplicaRole.FENCED : ReplicaRole.LEADER, followers.inSyncReplicas());
+  }
+
+  /** Exports whether this shard has fewer replicas in sync than in its replica set (a follower failed, down, slow). */
+  private void reportReplication() {
+    ctx.metrics.underReplicated(ctx.id, followers.inSyncReplicas().size() < assignment.replicas().size());
   }
 
   private void fence(String why) {
@@ -255,6 +267,7 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
 
   private void inSyncChanged(int broker, boolean learner, boolean joined, long fetchOffset) {
     if (!learner) {
+      reportReplication();
       ctx.actor.getLog().info("replica {}: broker {} {} the in-sync set at epoch {} (fetched up to {}, log end {})",
           ctx.id, broker, joined ? "joined" : "left", epoch, fetchOffset, ctx.log.logEndOffset());
     }

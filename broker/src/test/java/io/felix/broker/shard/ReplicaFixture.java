@@ -91,6 +91,7 @@ final class ReplicaFixture implements AutoCloseable {
   /** A replica whose log in {@code logDir} could not be opened; it tries to open that directory again. */
   ActorRef<ShardReplica.Command> startFailed(ShardAssignment a, Path logDir, String cause) {
     replica = kit.spawn(Behaviors.setup(actor -> FailedReplica.afterOpenFailed(wiring(actor, logDir), a, cause)));
+    describe(); // set up: its first attempt is due one reopen interval from the clock's time now, not later
     return replica;
   }
 

@@ -118,7 +118,15 @@ public final class ShardReplica {
             ctx.fenceEpoch);
         return ShardFollower.create(ctx, a);
       }
-      return ShardLeader.create(ctx, a);
+      try {
+        return ShardLeader.create(ctx, a);
+      } catch (RuntimeException e) {
+        if (!ctx.log.failed()) {
+          throw e;
+        }
+        // Its epoch marker could not be written (a full disk): failed, not crashed, so the log is closed.
+        return FailedReplica.afterRunFailed(ctx, a, "writing its epoch marker failed: " + e.getMessage());
+      }
     }
     return ShardFollower.create(ctx, a);
   }

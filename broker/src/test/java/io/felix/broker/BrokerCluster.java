@@ -66,6 +66,11 @@ public final class BrokerCluster implements AutoCloseable {
     return cluster;
   }
 
+  /** Sets a config value for the brokers added from now on (e.g. to change how the next ones stop). */
+  public void override(String key, Object value) {
+    overrides.put(key, value);
+  }
+
   public BrokerNode add(int id, String zone) {
     Map<String, Object> config = new HashMap<>(overrides);
     config.put("felix.broker.id", id);
@@ -156,9 +161,14 @@ public final class BrokerCluster implements AutoCloseable {
 
   /** A cluster-mode client bootstrapped from every live broker; quorum acks; ambiguous failures not retried. */
   public FelixClient client() {
+    return client(Acks.QUORUM);
+  }
+
+  /** The same client with {@code acks}. */
+  public FelixClient client(Acks acks) {
     String bootstrap = String.join(",", live().stream().map(b -> b.endpoint().clientAddress()).toList());
     return new FelixClient(ClientSettings.builder(bootstrap)
-        .acks(Acks.QUORUM)
+        .acks(acks)
         .linger(Duration.ofMillis(1))
         .retries(100)
         .retryBackoffMax(Duration.ofMillis(200))

@@ -4,12 +4,15 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.felix.broker.assignment.ShardAssignment;
+import io.felix.broker.assignment.ShardId;
 import io.felix.broker.control.ControlState;
 import io.felix.broker.control.ControlState.BrokerRecord;
 import io.felix.broker.control.ControlState.MoveRecord;
 import io.felix.broker.control.MoveState;
 import io.felix.broker.control.ControlState.StreamRecord;
 import io.felix.broker.control.ControlView;
+import io.felix.broker.shard.ReplicaStatus;
+import java.util.List;
 import java.util.Map;
 
 /** The admin API's JSON documents, rendered from the singleton's view (snake_case field names). */
@@ -19,7 +22,8 @@ final class AdminJson {
 
   private AdminJson() {}
 
-  static ArrayNode brokers(ControlView view) {
+  /** @param underReplicated per broker, the under-replicated shards it is assigned to lead (none if missing) */
+  static ArrayNode brokers(ControlView view, Map<Integer, Integer> underReplicated) {
     ArrayNode out = JSON.arrayNode();
     ControlState state = view.state();
     for (BrokerRecord b : state.brokers().values()) {
@@ -43,13 +47,18 @@ final class AdminJson {
       node.put("admin_port", b.endpoint().adminPort());
       node.put("leaders", state.leadersOn(b.id()));
       node.put("replicas", state.replicasOn(b.id()));
+      node.put("under_replicated_shards", underReplicated.getOrDefault(b.id(), 0));
     }
     return out;
   }
 
-  static ArrayNode streams(ControlState state) {
+  /** @param underReplicated per stream, its under-replicated shard numbers (none if missing) */
+  static ArrayNode streams(ControlState state, Map<String, List<Integer>> underReplicated) {
     ArrayNode out = JSON.arrayNode();
-    state.streams().values().forEach(s -> stream(out.addObject(), s));
+    for (StreamRecord s : state.streams().values()) {
+      ArrayNode under = stream(out.addObject(), s).putArray("under_replicated_shards");
+      underReplicated.getOrDefault(s.name(), List.of()).forEach(under::add);
+    }
     return out;
   }
 
@@ -63,8 +72,12 @@ final class AdminJson {
   /**
    * @param commitOffsets each shard's commit offset as its leader reported it; a shard missing here is shown
    *     with {@code commit_offset: null} (its leader did not answer in time)
+   * @param replicas each shard's replicas' answers by broker id: each shard shows every replica's role
+   *     ({@code "failed"}, or null when it did not answer), the leader's in-sync set and whether it is
+   *     under-replicated (see {@link UnderReplication})
    */
-  static ObjectNode streamDetail(ControlState state, StreamRecord s, Map<Integer, Long> commitOffsets) {
+  static ObjectNode streamDetail(ControlState state, StreamRecord s, Map<Integer, Long> commitOffsets,
+      Map<ShardId, Map<Integer, ReplicaStatus>> replicas) {
     ObjectNode node = stream(JSON.objectNode(), s);
     ArrayNode shards = node.putArray("shard_assignments");
     for (ShardAssignment a : state.shardsOf(s.name())) {
@@ -84,6 +97,22 @@ final class AdminJson {
       } else {
         shard.put("commit_offset", commit);
       }
+      Map<Integer, ReplicaStatus> answers = replicas.getOrDefault(a.id(), Map.of());
+      ObjectNode states = shard.putObject("replica_states");
+      a.replicas().forEach(r -> {
+        ReplicaStatus status = answers.get(r);
+        if (status == null) {
+          states.putNull(Integer.toString(r));
+        } else {
+          states.put(Integer.toString(r), status.role().wireName());
+        }
+      });
+      ArrayNode inSync = shard.putArray("in_sync");
+      ReplicaStatus leader = answers.get(a.leader());
+      if (leader != null) {
+        leader.inSync().forEach(inSync::add);
+      }
+      shard.put("under_replicated", UnderReplication.of(a, answers));
     }
     return node;
   }

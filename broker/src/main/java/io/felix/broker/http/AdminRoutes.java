@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.felix.broker.assignment.AssignmentTable;
+import io.felix.broker.assignment.ShardId;
 import io.felix.broker.control.AssignmentHolder;
 import io.felix.broker.control.ControlReply;
 import io.felix.broker.control.ControlSettings;
@@ -12,11 +13,14 @@ import io.felix.broker.control.ControlView;
 import io.felix.broker.control.PlacementController;
 import io.felix.broker.metrics.BrokerMetrics;
 import io.felix.broker.metrics.MetricsRoute;
+import io.felix.broker.shard.ReplicaStatus;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BiFunction;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
@@ -46,6 +50,7 @@ public final class AdminRoutes extends AllDirectives {
   private final ActorRef<AssignmentHolder.Command> holder;
   private final Duration timeout;
   private final CommitOffsets commitOffsets;
+  private final ShardStatuses shardStatuses;
   private final PlacementSimulation simulation;
   private final int recentMoves;
 
@@ -54,14 +59,20 @@ public final class AdminRoutes extends AllDirectives {
     CompletionStage<Map<Integer, Long>> of(AssignmentTable table, String stream);
   }
 
+  /** Asks every replica of the chosen shards for its status (shard -> broker -> status; missing if no answer). */
+  public interface ShardStatuses {
+    CompletionStage<Map<ShardId, Map<Integer, ReplicaStatus>>> of(AssignmentTable table, Predicate<ShardId> shards);
+  }
+
   public AdminRoutes(ActorSystem<?> system, ActorRef<PlacementController.Command> singleton,
       ActorRef<AssignmentHolder.Command> holder, HttpSettings settings, ControlSettings controlSettings,
-      CommitOffsets commitOffsets) {
+      CommitOffsets commitOffsets, ShardStatuses shardStatuses) {
     this.system = system;
     this.singleton = singleton;
     this.holder = holder;
     this.timeout = settings.singletonTimeout();
     this.commitOffsets = commitOffsets;
+    this.shardStatuses = shardStatuses;
     this.simulation = new PlacementSimulation(controlSettings);
     this.recentMoves = controlSettings.recentMoves();
   }
@@ -72,13 +83,15 @@ public final class AdminRoutes extends AllDirectives {
         path("ready", () -> get(this::ready)),
         MetricsRoute.create(BrokerMetrics.of(system)),
         pathPrefix("v1", () -> concat(
-            path("brokers", () -> get(() -> withView(view -> ok(AdminJson.brokers(view))))),
+            path("brokers", () -> get(() -> withStatuses(shard -> true, (view, statuses) -> ok(AdminJson.brokers(
+                view, UnderReplication.perLeader(view.state().shards().values(), statuses)))))),
             path(PathMatchers.segment("brokers").slash(PathMatchers.integerSegment()).slash("drain"),
                 id -> post(() -> command(r -> new PlacementController.DrainBroker(id, r)))),
             path(PathMatchers.segment("brokers").slash(PathMatchers.segment()), id -> delete(() -> brokerId(id,
                 n -> command(r -> new PlacementController.RemoveBroker(n, r))))),
             path("streams", () -> concat(
-                get(() -> withView(view -> ok(AdminJson.streams(view.state())))),
+                get(() -> withStatuses(shard -> true, (view, statuses) -> ok(AdminJson.streams(view.state(),
+                    UnderReplication.perStream(view.state().shards().values(), statuses))))),
                 post(() -> body(this::createStream)))),
             path(PathMatchers.segment("streams").slash(PathMatchers.segment()), name -> concat(
                 get(() -> describeStream(name)),
@@ -141,8 +154,18 @@ public final class AdminRoutes extends AllDirectives {
       }
       CompletionStage<Map<Integer, Long>> offsets = commitOffsets.of(view.state().table(), name)
           .exceptionally(failure -> Map.of());
-      return onSuccess(offsets, found -> ok(AdminJson.streamDetail(view.state(), stream, found)));
+      CompletionStage<Map<ShardId, Map<Integer, ReplicaStatus>>> statuses = shardStatuses
+          .of(view.state().table(), shard -> shard.stream().equals(name)).exceptionally(failure -> Map.of());
+      return onSuccess(offsets.thenCombine(statuses, (found, replicas) ->
+          AdminJson.streamDetail(view.state(), stream, found, replicas)), this::ok);
     });
+  }
+
+  /** The singleton's view and the status of every replica of the chosen shards (an empty map if the asks fail). */
+  private Route withStatuses(Predicate<ShardId> shards,
+      BiFunction<ControlView, Map<ShardId, Map<Integer, ReplicaStatus>>, Route> handler) {
+    return withView(view -> onSuccess(shardStatuses.of(view.state().table(), shards)
+        .exceptionally(failure -> Map.of()), statuses -> handler.apply(view, statuses)));
   }
 
   /** Parses the body as a JSON object and hands it on; a malformed body or a bad field is a 400. */

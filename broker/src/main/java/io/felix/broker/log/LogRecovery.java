@@ -22,6 +22,8 @@ final class LogRecovery {
   private final Path dir;
   private final int indexInterval;
   private final List<Segment> opened = new ArrayList<>();
+  /** Sealed segments whose index file was unusable and rebuilt from the batch headers: written back, durably. */
+  private boolean indexRebuilt;
 
   LogRecovery(ShardLog shardLog) {
     this.shardLog = shardLog;
@@ -63,6 +65,10 @@ final class LogRecovery {
         throw corrupt("sealed segment " + names.get(i) + " does not hold offsets [" + expected + ", " + next + ")");
       }
       opened.add(segment);
+      if (segment.indexRebuilt()) {
+        segment.writeIndexFile();
+        indexRebuilt = true;
+      }
       expected = next;
     }
     epoch = epochs.lastEpoch();
@@ -87,11 +93,36 @@ final class LogRecovery {
       throw corrupt("the log ends at offset " + expected + " but records up to " + recoveryPoint
           + " were durable (recovery point): segments are missing");
     }
-    shardLog.recovered(opened, expected, recoveryPoint);
+    long durable = makeKeptDataDurable(expected, recoveryPoint);
+    shardLog.recovered(opened, expected, durable);
     rewriteEpochsIfStale();
     log.info("Opened log {}: {} segment(s) ({} trusted as sealed), offsets [{}, {}), last epoch {}, in {} ms", dir,
         opened.size(), sealed, names.get(0).baseOffset(), expected, epochs.lastEpoch(),
         (System.nanoTime() - started) / 1_000_000);
+  }
+
+  /**
+   * The opened log is served as durable up to its end (followers ack it, a leader commits it), but the batches after
+   * the recovery point may have reached only the page cache before the crash: reading them back proves nothing
+   * about the disk. So they are fsynced, and the recovery point moved to the end (a durable write), before the log
+   * answers anyone; an index file rebuilt here is made durable the same way. Returns the new recovery point.
+   */
+  private long makeKeptDataDurable(long end, long recoveryPoint) throws IOException {
+    if (end > recoveryPoint) {
+      for (Segment segment : opened) {
+        if (segment.nextOffset() > recoveryPoint) {
+          segment.force();
+        }
+      }
+      shardLog.recoveryPointFile().write(Long.toString(end)); // fsyncs the file and the directory
+      log.info("Log {}: fsynced the records in [{}, {}) kept by recovery; recovery point now {}", dir, recoveryPoint,
+          end, end);
+      return end;
+    }
+    if (indexRebuilt) {
+      CheckpointFile.forceDirectory(dir);
+    }
+    return recoveryPoint;
   }
 
   /**

@@ -14,10 +14,12 @@ import java.util.Locale;
  * @param flushInterval with {@link Flush#INTERVAL}, the time between two fsync rounds
  * @param flushThreads threads of the broker's {@link FlushScheduler}, whose fsyncs of different logs overlap
  * @param verifyOnOpen which segments a log verifies batch by batch when it opens
+ * @param reopenInterval how often a replica whose log failed (could not be opened, or a write or fsync failed)
+ *     tries to open it again
  */
 public record LogSettings(
     long segmentBytes, int indexIntervalBytes, Flush flush, Duration flushInterval, int flushThreads,
-    VerifyOnOpen verifyOnOpen) {
+    VerifyOnOpen verifyOnOpen, Duration reopenInterval) {
   /** Positions in a segment are 32-bit. */
   public static final long MAX_SEGMENT_BYTES = Integer.MAX_VALUE;
   public static final long DEFAULT_SEGMENT_BYTES = 128L * 1024 * 1024;
@@ -49,34 +51,45 @@ public record LogSettings(
         "must be a positive duration, got " + flushInterval);
     require(flushThreads >= 1 && flushThreads <= 64, "flush-threads", "must be between 1 and 64, got " + flushThreads);
     require(verifyOnOpen != null, "verify-on-open", "must be set");
+    require(reopenInterval != null && !reopenInterval.isNegative() && !reopenInterval.isZero(), "reopen-interval",
+        "must be a positive duration, got " + reopenInterval);
   }
 
   /**
    * The defaults, as in reference.conf: 128 MiB segments, an index entry every 4 KiB, flush always with 4 threads,
-   * verify every batch on open.
+   * verify every batch on open, a failed log reopened every 5 s.
    */
   public static LogSettings defaults() {
-    return new LogSettings(DEFAULT_SEGMENT_BYTES, 4096, Flush.ALWAYS, Duration.ofMillis(100), 4, VerifyOnOpen.ALL);
+    return new LogSettings(DEFAULT_SEGMENT_BYTES, 4096, Flush.ALWAYS, Duration.ofMillis(100), 4, VerifyOnOpen.ALL,
+        Duration.ofSeconds(5));
   }
 
   public LogSettings withSegmentBytes(long bytes) {
-    return new LogSettings(bytes, indexIntervalBytes, flush, flushInterval, flushThreads, verifyOnOpen);
+    return new LogSettings(bytes, indexIntervalBytes, flush, flushInterval, flushThreads, verifyOnOpen, reopenInterval);
   }
 
   public LogSettings withIndexIntervalBytes(int bytes) {
-    return new LogSettings(segmentBytes, bytes, flush, flushInterval, flushThreads, verifyOnOpen);
+    return new LogSettings(segmentBytes, bytes, flush, flushInterval, flushThreads, verifyOnOpen, reopenInterval);
   }
 
   public LogSettings withFlush(Flush mode, Duration interval) {
-    return new LogSettings(segmentBytes, indexIntervalBytes, mode, interval, flushThreads, verifyOnOpen);
+    return new LogSettings(segmentBytes, indexIntervalBytes, mode, interval, flushThreads, verifyOnOpen,
+        reopenInterval);
   }
 
   public LogSettings withVerifyOnOpen(VerifyOnOpen verify) {
-    return new LogSettings(segmentBytes, indexIntervalBytes, flush, flushInterval, flushThreads, verify);
+    return new LogSettings(segmentBytes, indexIntervalBytes, flush, flushInterval, flushThreads, verify,
+        reopenInterval);
   }
 
   public LogSettings withFlushThreads(int threads) {
-    return new LogSettings(segmentBytes, indexIntervalBytes, flush, flushInterval, threads, verifyOnOpen);
+    return new LogSettings(segmentBytes, indexIntervalBytes, flush, flushInterval, threads, verifyOnOpen,
+        reopenInterval);
+  }
+
+  public LogSettings withReopenInterval(Duration interval) {
+    return new LogSettings(segmentBytes, indexIntervalBytes, flush, flushInterval, flushThreads, verifyOnOpen,
+        interval);
   }
 
   /** Reads the {@code felix.log} subtree (pass {@code config.getConfig("felix.log")}). */
@@ -100,7 +113,8 @@ public record LogSettings(
     } catch (IllegalArgumentException e) {
       throw invalid("verify-on-open", "must be all or unflushed, got '" + verifyName + "'");
     }
-    return new LogSettings(segmentBytes, (int) indexInterval, flush, interval, threads, verify);
+    Duration reopen = read(log, "reopen-interval", () -> log.getDuration("reopen-interval"));
+    return new LogSettings(segmentBytes, (int) indexInterval, flush, interval, threads, verify, reopen);
   }
 
   private interface Getter<T> {

@@ -31,6 +31,8 @@ final class Segment {
   private volatile int size;
   /** Offset after the last batch in this segment. */
   private volatile long nextOffset;
+  /** Set when {@link #openSealed} found the index file unusable and rebuilt the index from the batch headers. */
+  private boolean indexRebuilt;
 
   private Segment(SegmentName name, Path file, FileChannel channel, int indexInterval) throws IOException {
     this.name = name;
@@ -74,6 +76,7 @@ final class Segment {
       segment.close();
       return null;
     }
+    segment.indexRebuilt = unusable != null;
     segment.nextOffset = nextOffset;
     segment.size = (int) fileSize;
     return segment;
@@ -103,6 +106,10 @@ final class Segment {
   /** Writes the index file of this segment, which is being sealed (the caller fsyncs the directory). */
   void writeIndexFile() throws IOException {
     index.writeTo(name.indexFile(file.getParent()));
+  }
+
+  boolean indexRebuilt() {
+    return indexRebuilt;
   }
 
   /** Removes the index file: the segment is being cut and becomes the active one again. */

@@ -337,6 +337,11 @@ public final class ShardLog implements AutoCloseable {
     return settings.flush() == LogSettings.Flush.INTERVAL ? logEndOffset : durableOffset;
   }
 
+  /** Whether a write, fsync or truncation failed: the log then takes no more writes and must be reopened. */
+  public boolean failed() {
+    return failure != null;
+  }
+
   private void fail(IOException e) {
     if (failure == null) {
       failure = e;

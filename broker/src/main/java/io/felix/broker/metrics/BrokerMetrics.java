@@ -17,7 +17,9 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -87,6 +89,10 @@ public final class BrokerMetrics implements Extension {
       "Shard moves that ended, by outcome (completed or aborted)", "outcome");
   private final Counter placementPasses = counter("felix_placement_passes_total",
       "Placement passes run by the singleton on this broker");
+  private final Gauge underReplicatedShards = gauge("felix_under_replicated_shards",
+      "Shards led by this broker with fewer replicas in sync than in their replica set, per stream", "stream");
+  /** The shards counted by {@link #underReplicatedShards}; guarded by this. */
+  private final Set<ShardId> underReplicated = new HashSet<>();
 
   /** Builds the metrics of broker {@code brokerId}; the id is exported as {@code felix_broker_info}. */
   public BrokerMetrics(int brokerId, String zone) {
@@ -115,8 +121,18 @@ public final class BrokerMetrics implements Extension {
     commitOffset.labelValues(shard.stream(), Integer.toString(shard.shard())).set(offset);
   }
 
+  /** Whether a shard this broker leads has fewer replicas in sync than in its replica set. */
+  public synchronized void underReplicated(ShardId shard, boolean under) {
+    boolean changed = under ? underReplicated.add(shard) : underReplicated.remove(shard);
+    if (changed) {
+      underReplicatedShards.labelValues(shard.stream())
+          .set(underReplicated.stream().filter(s -> s.stream().equals(shard.stream())).count());
+    }
+  }
+
   /** Drops the per-shard series of a shard this broker no longer leads, so stale lags do not linger. */
   public void shardReleased(ShardId shard) {
+    underReplicated(shard, false);
     String shardNo = Integer.toString(shard.shard());
     replicationLag.removeIf(labels -> labels.get(0).equals(shard.stream()) && labels.get(1).equals(shardNo));
     commitOffset.remove(shard.stream(), shardNo);

@@ -11,6 +11,7 @@ import io.felix.broker.http.AdminRoutes;
 import io.felix.broker.http.AdminServer;
 import io.felix.broker.http.HttpSettings;
 import io.felix.broker.http.LeaderCommitOffsets;
+import io.felix.broker.http.ReplicaStatuses;
 import io.felix.broker.metrics.BrokerMetrics;
 import io.felix.broker.shard.ReplicaDirectory;
 import java.time.Duration;
@@ -73,7 +74,8 @@ final class BrokerGuardian {
     ActorRef<AssignmentHolder.Command> holder = context.spawn(
         AssignmentHolder.create(broker, singleton, control.registerInterval(), applyToReplicas), "assignment-holder");
     AdminRoutes routes = new AdminRoutes(context.getSystem(), singleton, holder, http, control,
-        new LeaderCommitOffsets(context.getSystem(), control.replicaTimeout()));
+        new LeaderCommitOffsets(context.getSystem(), control.replicaTimeout()),
+        new ReplicaStatuses(context.getSystem(), control.replicaTimeout()));
     AdminServer admin = AdminServer.bind(context.getSystem(), http, routes);
     BrokerEndpoint data = dataPlane.endpoint();
     BrokerEndpoint endpoint = new BrokerEndpoint(broker.id(), broker.host(), data.clientPort(),

@@ -4,6 +4,7 @@ import io.felix.broker.assignment.ShardAssignment;
 import io.felix.broker.transport.ReplicationSettings;
 import io.felix.protocol.replication.ReplicaFetch;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -81,6 +82,18 @@ final class FollowerProgress {
         replicas.put(r, keep(before.get(r), true));
       }
     }
+  }
+
+  /** The replicas in the in-sync set, the leader included, in ascending broker id order (never a learner). */
+  List<Integer> inSyncReplicas() {
+    List<Integer> inSync = new ArrayList<>(List.of(leaderId));
+    replicas.forEach((broker, p) -> {
+      if (p.inSync && !p.learner) {
+        inSync.add(broker);
+      }
+    });
+    Collections.sort(inSync);
+    return inSync;
   }
 
   /** Whether {@code broker} is a follower or learner of this leader (anyone else's fetch is refused). */

@@ -6,6 +6,7 @@ import io.felix.broker.metrics.BrokerMetrics;
 import io.felix.broker.transport.ReplicationSettings;
 import io.felix.broker.transport.ReplicationTransport;
 import io.felix.protocol.replication.ReplicationFrame;
+import java.util.List;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 
 /**
@@ -14,6 +15,8 @@ import org.apache.pekko.actor.typed.javadsl.ActorContext;
  * actor's thread.
  */
 final class ReplicaContext {
+  /** What this context was built from: a replica whose log fails builds the next context from it. */
+  final ReplicaWiring wiring;
   final ShardId id;
   final int brokerId;
   final ShardLog log;
@@ -34,16 +37,16 @@ final class ReplicaContext {
   /** The highest commit offset (high watermark) this replica knows; only grows. */
   long commitOffset;
 
-  ReplicaContext(ShardId id, int brokerId, ShardLog log, ReplicationTransport transport, ReplicationSettings settings,
-      ReplicaRegistry registry, ActorContext<ShardReplica.Command> actor, ReplicaClock clock) {
-    this.id = id;
-    this.brokerId = brokerId;
+  ReplicaContext(ReplicaWiring wiring, ShardLog log) {
+    this.wiring = wiring;
+    this.id = wiring.id();
+    this.brokerId = wiring.brokerId();
     this.log = log;
-    this.transport = transport;
-    this.settings = settings;
-    this.registry = registry;
-    this.actor = actor;
-    this.clock = clock;
+    this.transport = wiring.transport();
+    this.settings = wiring.settings();
+    this.registry = wiring.registry();
+    this.actor = wiring.actor();
+    this.clock = wiring.clock();
     this.reads = new ConsumerReads(id, log, clock);
     this.metrics = BrokerMetrics.of(actor.getSystem());
   }
@@ -64,5 +67,11 @@ final class ReplicaContext {
 
   ReplicaStatus status(ReplicaRole role, boolean failed) {
     return new ReplicaStatus(id, brokerId, true, role, log.lastEpoch(), log.logEndOffset(), commitOffset, failed);
+  }
+
+  /** A leader's status, with its in-sync set. */
+  ReplicaStatus leaderStatus(ReplicaRole role, List<Integer> inSync) {
+    return new ReplicaStatus(id, brokerId, true, role, log.lastEpoch(), log.logEndOffset(), commitOffset, false,
+        inSync);
   }
 }

@@ -2,6 +2,7 @@ package io.felix.broker.shard;
 
 import io.felix.broker.assignment.ShardId;
 import io.felix.broker.wire.ControlMessage;
+import java.util.List;
 
 /**
  * What one broker's replica of a shard holds, as the control plane needs it to fence and promote.
@@ -11,14 +12,31 @@ import io.felix.broker.wire.ControlMessage;
  * @param lastEpoch epoch of the last batch in the local log, -1 when the log is empty (KIP-101 style)
  * @param logEndOffset the next offset the local log would assign
  * @param commitOffset the highest commit offset (high watermark) this replica knows of
- * @param failed true when the replica's log is corrupt and it serves nothing
+ * @param failed true when the replica's log failed (see {@link FailedReplica}) and it serves nothing
+ * @param inSync a leader's in-sync replicas, itself included, in ascending broker id order; empty for any other
+ *     role (only the leader knows who keeps up with it)
  */
 public record ReplicaStatus(
     ShardId id, int brokerId, boolean hosted, ReplicaRole role, long lastEpoch, long logEndOffset, long commitOffset,
-    boolean failed) implements ControlMessage {
+    boolean failed, List<Integer> inSync) implements ControlMessage {
+
+  public ReplicaStatus {
+    inSync = List.copyOf(inSync);
+  }
+
+  /** The status of a replica that is not a leader (no in-sync set). */
+  public ReplicaStatus(ShardId id, int brokerId, boolean hosted, ReplicaRole role, long lastEpoch, long logEndOffset,
+      long commitOffset, boolean failed) {
+    this(id, brokerId, hosted, role, lastEpoch, logEndOffset, commitOffset, failed, List.of());
+  }
 
   public static ReplicaStatus notHosted(ShardId id, int brokerId) {
     return new ReplicaStatus(id, brokerId, false, ReplicaRole.NONE, -1, 0, 0, false);
+  }
+
+  /** A hosted replica whose log failed: it holds nothing it would serve. */
+  public static ReplicaStatus failed(ShardId id, int brokerId) {
+    return new ReplicaStatus(id, brokerId, true, ReplicaRole.FAILED, -1, 0, 0, true);
   }
 
   /**

@@ -78,6 +78,8 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
           d.replyTo().tell(ctx.status(role(), false));
           return this;
         })
+        .onMessage(ShardReplica.LogFailed.class, f -> f.log() == ctx.log
+            ? FailedReplica.afterRunFailed(ctx, assignment, f.cause()) : this)
         .onMessage(ShardReplica.Retire.class, r -> ShardReplica.retire(ctx, r))
         .onSignal(PostStop.class, s -> {
           ShardReplica.onPostStop(ctx, s);
@@ -151,7 +153,14 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
       return this;
     }
     if (r.getError() == FetchError.FETCH_DIVERGING) {
-      truncateToAgreement(r.getDivergingEpoch(), r.getDivergingEndOffset());
+      try {
+        truncateToAgreement(r.getDivergingEpoch(), r.getDivergingEndOffset());
+      } catch (RuntimeException e) {
+        if (ctx.log.failed()) {
+          return FailedReplica.afterRunFailed(ctx, assignment, "a truncation failed: " + e.getMessage());
+        }
+        throw e;
+      }
       sendFetch();
       return this;
     }
@@ -165,6 +174,11 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
     try {
       end = ctx.log.appendReplicated(r.getBatches().asReadOnlyByteBuffer());
     } catch (RuntimeException e) {
+      if (ctx.log.failed()) {
+        ctx.actor.getLog().error("replica {}: appending batches from broker {} failed: {}", ctx.id,
+            arrived.fromBroker(), e.getMessage());
+        return FailedReplica.afterRunFailed(ctx, assignment, "an append failed: " + e.getMessage());
+      }
       ctx.actor.getLog().warn("replica {}: batches from broker {} refused ({}); fetching again", ctx.id,
           arrived.fromBroker(), e.getMessage());
       nextFetchAtNanos = ctx.clock.nanoTime() + RETRY_NANOS;
@@ -174,6 +188,8 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
     ctx.log.awaitStored(end).whenComplete((off, failure) -> {
       if (failure == null) {
         ctx.actor.getSelf().tell(new ShardReplica.Stored(off));
+      } else {
+        ShardReplica.reportFailure(ctx, failure);
       }
     });
     sendFetch();

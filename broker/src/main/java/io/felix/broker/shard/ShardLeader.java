@@ -61,6 +61,7 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
     this.followers = new FollowerProgress(ctx.brokerId, assignment, epochStart, ctx.settings, ctx.log::logEndOffset,
         () -> ctx.commitOffset, this::inSyncChanged);
     awaitStored(ctx.log.logEndOffset());
+    reportReplication();
     ctx.actor.getLog().info("replica {} leads at epoch {} from offset {} (replicas {}, learners {})", ctx.id, epoch,
         epochStart, assignment.replicas(), assignment.learners());
   }
@@ -84,9 +85,10 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
         .onMessage(ShardReplica.Assign.class, this::onAssign)
         .onMessage(ShardReplica.Fence.class, this::onFence)
         .onMessage(ShardReplica.Describe.class, d -> {
-          d.replyTo().tell(ctx.status(fenced ? ReplicaRole.FENCED : ReplicaRole.LEADER, false));
+          d.replyTo().tell(status());
           return this;
         })
+        .onMessage(ShardReplica.LogFailed.class, this::onLogFailed)
         .onMessage(ShardReplica.Retire.class, r -> {
           pending.failAll("replica " + ctx.id + " was retired from this broker");
           return ShardReplica.retire(ctx, r);
@@ -120,7 +122,8 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
       ctx.actor.getLog().error("replica {}: append failed, no longer accepting writes: {}", ctx.id, e.toString());
       fence("its log failed");
       p.reply().complete(Errors.response(0, Errors.of(ErrorCode.TIMEOUT, "append failed: " + e.getMessage())));
-      return this;
+      return ctx.log.failed() ? FailedReplica.afterRunFailed(ctx, assignment, "an append failed: " + e.getMessage())
+          : this;
     }
     long end = base + p.summary().count();
     ctx.metrics.recordAppended(ctx.id.stream(), p.summary().count(), r.getRecords().size());
@@ -137,6 +140,14 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
       advanceCommit();
     }
     return this;
+  }
+
+  private Behavior<ShardReplica.Command> onLogFailed(ShardReplica.LogFailed f) {
+    if (f.log() != ctx.log) {
+      return this;
+    }
+    fence(f.cause());
+    return FailedReplica.afterRunFailed(ctx, assignment, f.cause());
   }
 
   private Behavior<ShardReplica.Command> onFollowerFetch(ShardReplica.FollowerFetch f) {
@@ -199,11 +210,13 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
     if (next.leaderEpoch() == epoch && next.leader() == ctx.brokerId) {
       assignment = next; // same leadership, new replica set or learners (a move)
       followers.track(next);
+      reportReplication();
       advanceCommit();
       return this;
     }
     pending.failAll("leadership of " + ctx.id + " moved to epoch " + next.leaderEpoch());
     ctx.reads.releaseAll(ctx.commitOffset);
+    ctx.metrics.underReplicated(ctx.id, false); // the new leader reports it
     return ShardReplica.roleFor(ctx, next, false);
   }
 
@@ -212,8 +225,17 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
     if (f.newEpoch() > epoch) {
       fence("fenced at epoch " + f.newEpoch());
     }
-    f.replyTo().tell(ctx.status(fenced ? ReplicaRole.FENCED : ReplicaRole.LEADER, false));
+    f.replyTo().tell(status());
     return this;
+  }
+
+  private ReplicaStatus status() {
+    return ctx.leaderStatus(fenced ? ReplicaRole.FENCED : ReplicaRole.LEADER, followers.inSyncReplicas());
+  }
+
+  /** Exports whether this shard has fewer replicas in sync than in its replica set (a follower failed, down, slow). */
+  private void reportReplication() {
+    ctx.metrics.underReplicated(ctx.id, followers.inSyncReplicas().size() < assignment.replicas().size());
   }
 
   private void fence(String why) {
@@ -245,6 +267,7 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
 
   private void inSyncChanged(int broker, boolean learner, boolean joined, long fetchOffset) {
     if (!learner) {
+      reportReplication();
       ctx.actor.getLog().info("replica {}: broker {} {} the in-sync set at epoch {} (fetched up to {}, log end {})",
           ctx.id, broker, joined ? "joined" : "left", epoch, fetchOffset, ctx.log.logEndOffset());
     }
@@ -275,6 +298,8 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
     ctx.log.awaitStored(offset).whenComplete((off, failure) -> {
       if (failure == null) {
         ctx.actor.getSelf().tell(new ShardReplica.Stored(off));
+      } else {
+        ShardReplica.reportFailure(ctx, failure);
       }
     });
   }

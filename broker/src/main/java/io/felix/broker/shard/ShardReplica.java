@@ -9,7 +9,6 @@ import io.felix.broker.log.LogSettings;
 import io.felix.broker.log.ShardLog;
 import io.felix.broker.transport.ReplicationSettings;
 import io.felix.broker.transport.ReplicationTransport;
-import io.felix.protocol.client.ErrorCode;
 import io.felix.protocol.client.FetchRequest;
 import io.felix.protocol.client.ProduceRequest;
 import io.felix.protocol.client.Response;
@@ -31,7 +30,8 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
  *   <li>{@link ShardLeader}: assigns offsets, appends, serves followers' fetches, advances the commit offset,
  *       answers producers (also when fenced: then it takes no appends but keeps serving its log);
  *   <li>{@link ShardFollower}: pulls from the leader (also a learner, or idle without a leader or when fenced);
- *   <li>failed: the log could not be opened (corrupt durable data); it serves nothing and says so.
+ *   <li>{@link FailedReplica}: the log could not be opened, or a write or fsync failed ({@link LogFailed}); it
+ *       serves nothing, says so, and reopens its log every {@code felix.log.reopen-interval}.
  * </ul>
  * Transitions come from {@link Assign} (a newer assignment from {@link ReplicaDirectory}) and from epochs: any
  * message carrying a newer epoch than a leader's makes it stop taking appends at once.
@@ -39,7 +39,7 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 public final class ShardReplica {
 
   public sealed interface Command permits Assign, Fence, Describe, ClientProduce, ClientFetch, FollowerFetch,
-      FetchResultArrived, Stored, Tick, Retire {}
+      FetchResultArrived, Stored, Tick, Retire, LogFailed {}
 
   /** The shard's current assignment (role, leader, epoch, replica set) from the newest table. */
   public record Assign(ShardAssignment assignment) implements Command {}
@@ -71,6 +71,12 @@ public final class ShardReplica {
   /** The broker no longer hosts this replica: stop, and delete the log when {@code deleteData}. */
   public record Retire(boolean deleteData) implements Command {}
 
+  /**
+   * A write, fsync or truncation of {@code log} failed (reported by the flush path, or found by the actor itself):
+   * the replica becomes {@link FailedReplica}. Ignored when {@code log} is no longer the replica's log.
+   */
+  public record LogFailed(ShardLog log, String cause) implements Command {}
+
   static final String TICK_KEY = "tick";
 
   private ShardReplica() {}
@@ -78,24 +84,22 @@ public final class ShardReplica {
   public static Behavior<Command> create(ShardAssignment assignment, int brokerId, Path dir, LogSettings logSettings,
       FlushScheduler flusher, ReplicationTransport transport, ReplicationSettings settings, ReplicaRegistry registry) {
     ShardId id = assignment.id();
-    return Behaviors.setup(actor -> {
+    return Behaviors.setup(actor -> Behaviors.withTimers(timers -> {
+      timers.startTimerWithFixedDelay(TICK_KEY, Tick.INSTANCE, tickInterval(settings));
+      ReplicaWiring wiring = new ReplicaWiring(id, brokerId, new LogOpener(dir, logSettings, flusher), transport,
+          settings, registry, actor, ReplicaClock.SYSTEM);
       ShardLog log;
       try {
-        log = ShardLog.open(dir, logSettings, flusher);
+        log = wiring.opener().open();
       } catch (Exception e) {
         actor.getLog().error("replica {} on broker {} failed: its log in {} cannot be opened: {}", id, brokerId, dir,
             e.getMessage());
-        return failed(id, brokerId, e.getMessage());
+        return FailedReplica.afterOpenFailed(wiring, assignment, e.getMessage());
       }
-      ReplicaContext ctx = new ReplicaContext(id, brokerId, log, transport, settings, registry, actor,
-          ReplicaClock.SYSTEM);
       actor.getLog().info("replica {} on broker {} opened: log end {}, last epoch {}", id, brokerId,
           log.logEndOffset(), log.lastEpoch());
-      return Behaviors.withTimers(timers -> {
-        timers.startTimerWithFixedDelay(TICK_KEY, Tick.INSTANCE, tickInterval(settings));
-        return roleFor(ctx, assignment, true);
-      });
-    });
+      return roleFor(wiring.contextFor(log), assignment, true);
+    }));
   }
 
   /** The behaviour for an assignment. {@code fresh}: the actor has just opened its log (a start or restart). */
@@ -116,7 +120,15 @@ public final class ShardReplica {
             ctx.fenceEpoch);
         return ShardFollower.create(ctx, a);
       }
-      return ShardLeader.create(ctx, a);
+      try {
+        return ShardLeader.create(ctx, a);
+      } catch (RuntimeException e) {
+        if (!ctx.log.failed()) {
+          throw e;
+        }
+        // Its epoch marker could not be written (a full disk): failed, not crashed, so the log is closed.
+        return FailedReplica.afterRunFailed(ctx, a, "writing its epoch marker failed: " + e.getMessage());
+      }
     }
     return ShardFollower.create(ctx, a);
   }
@@ -175,27 +187,10 @@ public final class ShardReplica {
     return Errors.response(0, Errors.notLeader(id.stream(), id.shard(), leader, address, epoch, table.version()));
   }
 
-  private static Behavior<Command> failed(ShardId id, int brokerId, String why) {
-    return Behaviors.receive(Command.class)
-        .onMessage(Describe.class, d -> {
-          d.replyTo().tell(new ReplicaStatus(id, brokerId, true, ReplicaRole.FAILED, -1, 0, 0, true));
-          return Behaviors.same();
-        })
-        .onMessage(Fence.class, d -> {
-          d.replyTo().tell(new ReplicaStatus(id, brokerId, true, ReplicaRole.FAILED, -1, 0, 0, true));
-          return Behaviors.same();
-        })
-        .onMessage(ClientProduce.class, p -> {
-          p.reply().complete(Errors.response(0, Errors.notAppended(ErrorCode.NOT_LEADER,
-              "the replica of " + id + " on broker " + brokerId + " has failed (" + why + ")")));
-          return Behaviors.same();
-        })
-        .onMessage(ClientFetch.class, f -> {
-          f.reply().complete(Errors.response(0, Errors.of(ErrorCode.NOT_LEADER,
-              "the replica of " + id + " on broker " + brokerId + " has failed (" + why + ")")));
-          return Behaviors.same();
-        })
-        .onMessage(Retire.class, r -> Behaviors.stopped())
-        .build();
+  /** Reports a failure of {@code ctx}'s log to the actor when a wait for it to store ends in one. */
+  static void reportFailure(ReplicaContext ctx, Throwable failure) {
+    if (ctx.log.failed()) {
+      ctx.actor.getSelf().tell(new LogFailed(ctx.log, "its log failed: " + failure.getMessage()));
+    }
   }
 }

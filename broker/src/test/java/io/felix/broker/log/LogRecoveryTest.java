@@ -96,6 +96,42 @@ class LogRecoveryTest {
   }
 
   @Test
+  void recordsKeptAfterATornTailAreFsyncedAndBecomeTheRecoveryPointBeforeTheLogServes() throws Exception {
+    crashAfterTenBatches(oneBigSegment()); // no roll, no clean close: no recovery point yet
+    try (RandomAccessFile f = new RandomAccessFile(firstSegment().toFile(), "rw")) {
+      f.setLength(10L * BATCH - 50);
+    }
+
+    ShardLog log = ShardLog.open(dir, oneBigSegment(), flusher);
+    assertEquals(27, log.logEndOffset());
+    assertEquals(27, log.durableOffset());
+    // Served as durable, so recorded as durable before open returns, not only at the next roll or clean close.
+    assertEquals("27", Files.readString(dir.resolve(ShardLog.RECOVERY_POINT)));
+    assertTrue(warnings().contains("fsynced the records in [0, 27) kept by recovery; recovery point now 27"),
+        warnings());
+    log.closeAsIfCrashed();
+
+    // Damage in those records is now corruption of acknowledged data, no longer a tail to drop silently.
+    flipByte(firstSegment(), 2L * BATCH + 60);
+    CorruptLogException e = assertThrows(CorruptLogException.class, () -> ShardLog.open(dir, oneBigSegment(), flusher));
+    assertTrue(e.getMessage().contains("(offset 6)"), e.getMessage());
+  }
+
+  @Test
+  void aLogThatEndsAtItsRecoveryPointIsNotRewrittenOnOpen() throws Exception {
+    try (ShardLog log = ShardLog.open(dir, oneBigSegment(), flusher)) {
+      log.appendAsLeader(1, 3, 0, 0, payload(0));
+    } // a clean close: recovery point 3
+    long written = Files.getLastModifiedTime(dir.resolve(ShardLog.RECOVERY_POINT)).toMillis();
+    Thread.sleep(20);
+    try (ShardLog log = ShardLog.open(dir, oneBigSegment(), flusher)) {
+      assertEquals(3, log.logEndOffset());
+      assertEquals(written, Files.getLastModifiedTime(dir.resolve(ShardLog.RECOVERY_POINT)).toMillis());
+      assertTrue(!warnings().contains("kept by recovery"), warnings());
+    }
+  }
+
+  @Test
   void flippedByteInTheLastBatchFailsItsCrcAndTheBatchIsDropped() throws Exception {
     crashAfterTenBatches(oneBigSegment());
     flipByte(firstSegment(), 9L * BATCH + LogBatch.HEADER_BYTES + 10); // in the last batch's payload

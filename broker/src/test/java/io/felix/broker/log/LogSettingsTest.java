@@ -19,6 +19,7 @@ class LogSettingsTest {
     assertEquals(LogSettings.defaults(), settings);
     assertEquals(128L * 1024 * 1024, settings.segmentBytes());
     assertEquals(LogSettings.Flush.ALWAYS, settings.flush());
+    assertEquals(Duration.ofSeconds(5), settings.reopenInterval());
   }
 
   @Test
@@ -54,6 +55,9 @@ class LogSettingsTest {
     assertEquals("felix.log.verify-on-open must be all or unflushed, got 'never'",
         assertThrows(IllegalArgumentException.class,
             () -> LogSettings.fromConfig(withOverride("felix.log.verify-on-open = never"))).getMessage());
+    assertEquals("felix.log.reopen-interval must be a positive duration, got PT0S",
+        assertThrows(IllegalArgumentException.class,
+            () -> LogSettings.fromConfig(withOverride("felix.log.reopen-interval = 0s"))).getMessage());
     assertEquals("felix.log.index-interval-bytes is missing", assertThrows(IllegalArgumentException.class,
         () -> LogSettings.fromConfig(ConfigFactory.parseString("segment-bytes = 1 MiB, flush = always, "
             + "flush-interval = 1s, flush-threads = 1, verify-on-open = all"))).getMessage());

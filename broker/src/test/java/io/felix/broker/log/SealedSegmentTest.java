@@ -99,6 +99,17 @@ class SealedSegmentTest {
   }
 
   @Test
+  void aRebuiltIndexFileIsWrittenBackBeforeTheLogServes() throws Exception {
+    crashAfterTwentyBatches();
+    byte[] asRolled = Files.readAllBytes(dir.resolve("00000000000000000018.index"));
+    Files.delete(dir.resolve("00000000000000000018.index"));
+    ShardLog log = ShardLog.open(dir, UNFLUSHED, flusher);
+    assertEquals(60, log.logEndOffset());
+    log.closeAsIfCrashed();
+    assertArrayEquals(asRolled, Files.readAllBytes(dir.resolve("00000000000000000018.index")));
+  }
+
+  @Test
   void aSealedSegmentWhoseHeadersStopShortOfTheNextSegmentIsCorruption() throws Exception {
     crashAfterTwentyBatches();
     Files.delete(dir.resolve("00000000000000000018.index"));

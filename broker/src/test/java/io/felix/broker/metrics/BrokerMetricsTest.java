@@ -132,6 +132,25 @@ class BrokerMetricsTest {
   }
 
   @Test
+  void underReplicatedShardsAreCountedPerStreamAndGoWhenTheShardIsReleased() {
+    BrokerMetrics metrics = new BrokerMetrics(0, "a");
+    ShardId orders0 = new ShardId("orders", 0);
+    ShardId orders1 = new ShardId("orders", 1);
+    ShardId clicks0 = new ShardId("clicks", 0);
+    metrics.underReplicated(orders0, true);
+    metrics.underReplicated(orders1, true);
+    metrics.underReplicated(orders1, true); // reported again: counted once
+    metrics.underReplicated(clicks0, true);
+    metrics.underReplicated(clicks0, false);
+    assertEquals(List.of("felix_under_replicated_shards{stream=\"clicks\"} 0.0",
+        "felix_under_replicated_shards{stream=\"orders\"} 2.0"), samples(metrics, "felix_under_replicated_shards"));
+
+    metrics.shardReleased(orders0);
+    assertEquals(List.of("felix_under_replicated_shards{stream=\"clicks\"} 0.0",
+        "felix_under_replicated_shards{stream=\"orders\"} 1.0"), samples(metrics, "felix_under_replicated_shards"));
+  }
+
+  @Test
   void forwardedBatchesAndBytesAreCountedPerLeader() {
     BrokerMetrics metrics = new BrokerMetrics(0, "a");
     metrics.batchForwarded(1, 1000);

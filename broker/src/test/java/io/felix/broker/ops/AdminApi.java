@@ -87,6 +87,12 @@ final class AdminApi {
         + excluded + " within " + timeout + "; last: " + last);
   }
 
+  /** GET /v1/streams/{stream} as JSON, or null when the broker does not answer 200. */
+  JsonNode streamDetail(String stream) throws IOException, InterruptedException {
+    var r = admin.get("/v1/streams/" + stream);
+    return r.status() == 200 ? JSON.readTree(r.body()) : null;
+  }
+
   /** Sum of the samples of {@code metric} on this broker's GET /metrics whose labels include {@code label}. */
   double metricSum(String metric, String label) throws IOException, InterruptedException {
     return admin.getOk("/metrics").lines()

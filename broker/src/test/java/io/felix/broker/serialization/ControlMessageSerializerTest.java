@@ -156,6 +156,8 @@ class ControlMessageSerializerTest {
       ReplicaStatus status = new ReplicaStatus(CLICKS_7, 5, true, role, 3, 70, 60, role == ReplicaRole.FAILED);
       assertEquals(status, roundTrip(status));
     }
+    ReplicaStatus leader = new ReplicaStatus(CLICKS_7, 5, true, ReplicaRole.LEADER, 3, 70, 60, false, List.of(2, 5));
+    assertEquals(leader, roundTrip(leader)); // its in-sync set (fields 50-59)
     ReplicaStatus notHosted = ReplicaStatus.notHosted(CLICKS_7, 5);
     assertEquals(ReplicaRole.NONE, notHosted.role());
     assertEquals(notHosted, roundTrip(notHosted));

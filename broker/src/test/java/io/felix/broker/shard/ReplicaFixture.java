@@ -27,6 +27,7 @@ import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 
 /**
@@ -83,10 +84,20 @@ final class ReplicaFixture implements AutoCloseable {
   }
 
   private ActorRef<ShardReplica.Command> start(Function<ReplicaContext, Behavior<ShardReplica.Command>> role) {
-    ReplicaRegistry registry = new ReplicaRegistry(brokerId);
-    replica = kit.spawn(Behaviors.setup(actor -> role.apply(
-        new ReplicaContext(SHARD, brokerId, log, transport, SETTINGS, registry, actor, clock.replicaClock()))));
+    replica = kit.spawn(Behaviors.setup(actor -> role.apply(wiring(actor, log.directory()).contextFor(log))));
     return replica;
+  }
+
+  /** A replica whose log in {@code logDir} could not be opened; it tries to open that directory again. */
+  ActorRef<ShardReplica.Command> startFailed(ShardAssignment a, Path logDir, String cause) {
+    replica = kit.spawn(Behaviors.setup(actor -> FailedReplica.afterOpenFailed(wiring(actor, logDir), a, cause)));
+    describe(); // set up: its first attempt is due one reopen interval from the clock's time now, not later
+    return replica;
+  }
+
+  private ReplicaWiring wiring(ActorContext<ShardReplica.Command> actor, Path logDir) {
+    return new ReplicaWiring(SHARD, brokerId, new LogOpener(logDir, LogSettings.defaults(), flusher), transport,
+        SETTINGS, new ReplicaRegistry(brokerId), actor, clock.replicaClock());
   }
 
   /** The replica's status; also a barrier: every message sent before it has been handled. */

@@ -59,6 +59,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.UUID;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -220,12 +221,18 @@ final class ControlMessageMapping {
 
   private static ShardAssignmentMsg assignment(ShardAssignment a) {
     return ShardAssignmentMsg.newBuilder().setShard(ShardRefs.toRef(a.id())).addAllReplicas(a.replicas())
-        .addAllLearners(a.learners()).setLeader(a.leader()).setLeaderEpoch(a.leaderEpoch()).build();
+        .addAllLearners(a.learners()).setLeader(a.leader()).setLeaderEpoch(a.leaderEpoch())
+        .setIncarnation(a.incarnation().toString()).build();
   }
 
   private static ShardAssignment assignment(ShardAssignmentMsg a) {
     return new ShardAssignment(ShardRefs.toId(a.getShard()), a.getReplicasList(), a.getLearnersList(), a.getLeader(),
-        a.getLeaderEpoch());
+        a.getLeaderEpoch(), incarnation(a.getIncarnation()));
+  }
+
+  /** Empty in messages written before incarnations: null, which the records read as the legacy incarnation. */
+  private static UUID incarnation(String text) {
+    return text.isEmpty() ? null : UUID.fromString(text);
   }
 
   private static AssignmentTableMsg table(AssignmentTable table) {
@@ -304,7 +311,8 @@ final class ControlMessageMapping {
     s.brokers().values().forEach(r -> b.addBrokers(BrokerRecordMsg.newBuilder().setId(r.id()).setZone(r.zone())
         .setMaxShards(r.maxShards()).setEndpoint(endpoint(r.endpoint())).setDraining(r.draining())));
     s.streams().values().forEach(r -> b.addStreams(StreamRecordMsg.newBuilder().setName(r.name())
-        .setShards(r.shards()).setReplicationFactor(r.replicationFactor())));
+        .setShards(r.shards()).setReplicationFactor(r.replicationFactor())
+        .setIncarnation(r.incarnation().toString())));
     s.shards().values().forEach(a -> b.addShards(assignment(a)));
     s.moves().values().forEach(r -> b.addMoves(move(r)));
     s.recentMoves().forEach(r -> b.addRecentMoves(move(r)));
@@ -317,7 +325,7 @@ final class ControlMessageMapping {
         endpoint(r.getEndpoint()), r.getDraining())));
     Map<String, StreamRecord> streams = new HashMap<>();
     m.getStreamsList().forEach(r -> streams.put(r.getName(), new StreamRecord(r.getName(), r.getShards(),
-        r.getReplicationFactor())));
+        r.getReplicationFactor(), incarnation(r.getIncarnation()))));
     Map<ShardId, ShardAssignment> shards = new HashMap<>();
     m.getShardsList().forEach(s -> {
       ShardAssignment a = assignment(s);

@@ -2,6 +2,7 @@ package io.felix.broker.control;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
@@ -42,7 +43,9 @@ class PlacementDecisionsTest {
   void newTwelveShardStreamIsPlacedFourFourFourAtEpochOne() {
     Decision decision = decisions.createStream(threeBrokers(), Set.of(0, 1, 2), "perf-quorum", 12, 3);
     assertEquals(13, decision.events().size());
-    assertEquals(new StreamCreated("perf-quorum", 12, 3), decision.events().get(0));
+    StreamCreated created = (StreamCreated) decision.events().get(0);
+    assertEquals(new StreamCreated("perf-quorum", 12, 3, created.incarnation()), created);
+    assertNotEquals(ShardAssignment.legacyIncarnation("perf-quorum"), created.incarnation(), "a fresh incarnation");
     ControlState state = replay(threeBrokers(), decision.events());
     for (int broker = 0; broker < 3; broker++) {
       assertEquals(4, state.leadersOn(broker), "broker " + broker);

@@ -260,13 +260,15 @@ final class ControlMessageMapping {
   private static ReplicaStatusMsg status(ReplicaStatus s) {
     return ReplicaStatusMsg.newBuilder().setShard(ShardRefs.toRef(s.id())).setBrokerId(s.brokerId())
         .setHosted(s.hosted()).setRole(toWire(s.role(), ReplicaRoleMsg.class, "REPLICA_ROLE_")).setLastEpoch(s.lastEpoch()).setLogEndOffset(s.logEndOffset())
-        .setCommitOffset(s.commitOffset()).setFailed(s.failed()).build();
+        .setCommitOffset(s.commitOffset()).setFailed(s.failed())
+        .setRecovering(s.recovering()).setPromisedEpoch(s.promisedEpoch()).build();
   }
 
   private static ReplicaStatus status(ReplicaStatusMsg m) {
     return new ReplicaStatus(ShardRefs.toId(m.getShard()), m.getBrokerId(), m.getHosted(),
         fromWire(m.getRole(), ReplicaRole.class, "REPLICA_ROLE_"),
-        m.getLastEpoch(), m.getLogEndOffset(), m.getCommitOffset(), m.getFailed());
+        m.getLastEpoch(), m.getLogEndOffset(), m.getCommitOffset(), m.getFailed(),
+        m.getRecovering(), m.getPromisedEpoch());
   }
 
   /**

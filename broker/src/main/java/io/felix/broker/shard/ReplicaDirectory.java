@@ -76,6 +76,11 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
   private static final Duration RESPAWN_BACKOFF = Duration.ofSeconds(1);
   /** False until the first table is applied: that one decides which logs left on disk are stale. */
   private boolean appliedSinceStart;
+  /**
+   * The shards the first table applied since the start has this broker host: their replicas existed here before
+   * the start, so one found without its state and with an empty log lost its directory (it is recovering).
+   */
+  private final Set<ShardId> hostedAtStart = new HashSet<>();
 
   /** What {@link #directoryName} produces: a URL-encoded stream name, a dash, a shard number. */
   private static final Pattern REPLICA_DIRECTORY = Pattern.compile("[A-Za-z0-9._*%+-]+-[0-9]+");
@@ -123,6 +128,7 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
     transport.updatePeers(table.brokers());
     if (!appliedSinceStart) {
       appliedSinceStart = true;
+      table.shards().values().stream().filter(a -> a.hostedBy(brokerId)).forEach(a -> hostedAtStart.add(a.id()));
       deleteLogsNotHostedIn(table);
     }
     for (ShardAssignment a : table.shards().values()) {
@@ -152,8 +158,9 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
   }
 
   private void spawn(ShardAssignment a) {
+    boolean listedAtStart = hostedAtStart.contains(a.id());
     ActorRef<ShardReplica.Command> replica = getContext().spawn(ShardReplica.create(a, brokerId,
-        dataDir.resolve(directoryName(a.id())), logSettings, flusher, transport, settings, registry),
+        dataDir.resolve(directoryName(a.id())), logSettings, flusher, transport, settings, registry, listedAtStart),
         "replica-" + directoryName(a.id()) + "-" + (++spawned));
     getContext().watchWith(replica, new ReplicaStopped(a.id(), replica));
     replicas.put(a.id(), replica);

@@ -12,13 +12,18 @@ import io.felix.broker.wire.ControlMessage;
  * @param logEndOffset the next offset the local log would assign
  * @param commitOffset the highest commit offset (high watermark) this replica knows of
  * @param failed true when the replica's log is corrupt and it serves nothing
+ * @param recovering true while the replica restarts without its data (a wiped directory) and has not yet copied the
+ *     leader's log up to the commit offset: it may hold less than was committed, so it never leads, counts towards
+ *     no failover quorum and is never promoted
+ * @param promisedEpoch the highest epoch the replica has persisted as promised (fenced at, followed, led), -1 for
+ *     none: a failover round must fence above it
  */
 public record ReplicaStatus(
     ShardId id, int brokerId, boolean hosted, ReplicaRole role, long lastEpoch, long logEndOffset, long commitOffset,
-    boolean failed) implements ControlMessage {
+    boolean failed, boolean recovering, long promisedEpoch) implements ControlMessage {
 
   public static ReplicaStatus notHosted(ShardId id, int brokerId) {
-    return new ReplicaStatus(id, brokerId, false, ReplicaRole.NONE, -1, 0, 0, false);
+    return new ReplicaStatus(id, brokerId, false, ReplicaRole.NONE, -1, 0, 0, false, false, -1);
   }
 
   /**

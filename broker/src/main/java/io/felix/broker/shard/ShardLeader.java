@@ -105,7 +105,7 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
     p.reply().whenComplete((response, failure) -> ctx.metrics.produceAnswered(r.getAcks().name().toLowerCase(),
         failure == null && (!response.hasError() || response.getError().getCode() == ErrorCode.NONE),
         Duration.ofNanos(ctx.clock.nanoTime() - arrived)));
-    if (fenced || ctx.fenceEpoch > epoch) {
+    if (fenced || ctx.fencedAbove(epoch)) {
       p.reply().complete(ShardReplica.notLeader(ctx.id, -1, ctx.registry));
       return this;
     }
@@ -146,6 +146,11 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
     }
     if (fetch.getLeaderEpoch() != epoch) {
       ShardReplica.refuseFetch(ctx, f, epoch, FetchError.FETCH_EPOCH_MISMATCH);
+      return this;
+    }
+    if (!fetch.getIncarnation().isEmpty() && !fetch.getIncarnation().equals(ctx.state().incarnation().toString())) {
+      // Another incarnation of the stream (deleted and created again): its log is not ours to align or fill.
+      ShardReplica.refuseFetch(ctx, f, epoch, FetchError.FETCH_INCARNATION_MISMATCH);
       return this;
     }
     if (!followers.tracks(f.fromBroker())) {
@@ -204,11 +209,11 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
     }
     pending.failAll("leadership of " + ctx.id + " moved to epoch " + next.leaderEpoch());
     ctx.reads.releaseAll(ctx.commitOffset);
-    return ShardReplica.roleFor(ctx, next, false);
+    return ShardReplica.roleFor(ctx, next);
   }
 
   private Behavior<ShardReplica.Command> onFence(ShardReplica.Fence f) {
-    ctx.fenceEpoch = Math.max(ctx.fenceEpoch, f.newEpoch());
+    ctx.promise(f.newEpoch());
     if (f.newEpoch() > epoch) {
       fence("fenced at epoch " + f.newEpoch());
     }

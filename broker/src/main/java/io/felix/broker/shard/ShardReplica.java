@@ -5,6 +5,8 @@ import io.felix.broker.assignment.ShardId;
 import io.felix.protocol.Errors;
 import io.felix.broker.log.FlushScheduler;
 import io.felix.broker.log.LogSettings;
+import io.felix.broker.log.ReplicaMetadata;
+import io.felix.broker.log.ReplicaState;
 import io.felix.broker.log.ShardLog;
 import io.felix.broker.transport.ReplicationSettings;
 import io.felix.broker.transport.ReplicationTransport;
@@ -16,6 +18,7 @@ import io.felix.protocol.replication.FetchError;
 import io.felix.protocol.replication.ReplicaFetch;
 import io.felix.protocol.replication.ReplicaFetchResult;
 import io.felix.protocol.replication.ReplicationFrame;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -74,11 +77,18 @@ public final class ShardReplica {
 
   private ShardReplica() {}
 
+  /**
+   * @param listedAtStart the shard was hosted here in the first table the broker applied after it started, so this
+   *     broker held the replica before: found without its state and with an empty log, its directory was lost
+   */
   public static Behavior<Command> create(ShardAssignment assignment, int brokerId, Path dir, LogSettings logSettings,
-      FlushScheduler flusher, ReplicationTransport transport, ReplicationSettings settings, ReplicaRegistry registry) {
+      FlushScheduler flusher, ReplicationTransport transport, ReplicationSettings settings, ReplicaRegistry registry,
+      boolean listedAtStart) {
     ShardId id = assignment.id();
     return Behaviors.setup(actor -> {
       ShardLog log;
+      ReplicaMetadata metadata = new ReplicaMetadata(dir);
+      ReplicaState state;
       try {
         log = ShardLog.open(dir, logSettings, flusher);
       } catch (Exception e) {
@@ -86,37 +96,67 @@ public final class ShardReplica {
             e.getMessage());
         return failed(id, brokerId, e.getMessage());
       }
+      try {
+        state = openState(metadata, log, assignment, listedAtStart);
+      } catch (IOException e) {
+        try {
+          log.close();
+        } catch (IOException ignored) {
+          // the replica fails either way; the reason reported is the state's
+        }
+        actor.getLog().error("replica {} on broker {} failed: {}", id, brokerId, e.getMessage());
+        return failed(id, brokerId, e.getMessage());
+      }
       ReplicaContext ctx = new ReplicaContext(id, brokerId, log, transport, settings, registry, actor,
-          ReplicaClock.SYSTEM);
-      actor.getLog().info("replica {} on broker {} opened: log end {}, last epoch {}", id, brokerId,
-          log.logEndOffset(), log.lastEpoch());
+          ReplicaClock.SYSTEM, metadata, state);
+      actor.getLog().info("replica {} on broker {} opened: log end {}, last epoch {}, promised epoch {}{}", id,
+          brokerId, log.logEndOffset(), log.lastEpoch(), state.promisedEpoch(),
+          state.recovering() ? ", recovering lost data (it will not lead until it has caught up)" : "");
       return Behaviors.withTimers(timers -> {
         timers.startTimerWithFixedDelay(TICK_KEY, Tick.INSTANCE, tickInterval(settings));
-        return roleFor(ctx, assignment, true);
+        return roleFor(ctx, assignment);
       });
     });
   }
 
-  /** The behaviour for an assignment. {@code fresh}: the actor has just opened its log (a start or restart). */
-  static Behavior<Command> roleFor(ReplicaContext ctx, ShardAssignment a, boolean fresh) {
-    if (a.leader() == ctx.brokerId) {
-      // A replica that starts with its log already holding the assigned epoch may have lost unflushed records that
-      // its followers hold under that same epoch: leading again at it could fork the log without an epoch showing
-      // it. Only a new epoch is safe, so it waits for one.
-      if (fresh && ctx.log.lastEpoch() >= a.leaderEpoch() && ctx.log.logEndOffset() > 0) {
-        ctx.actor.getLog().warn("replica {} will not lead at epoch {}: its log already holds that epoch from before "
-            + "a restart; waiting for a newer epoch", ctx.id, a.leaderEpoch());
-        ctx.fenceEpoch = Math.max(ctx.fenceEpoch, a.leaderEpoch() + 1);
-        return ShardFollower.create(ctx, a);
+  /**
+   * The replica's state as it opens, stored before anything acts on it. Without a {@code replica.state}: a log
+   * written before the file existed promises its last epoch (what it may have led or followed at); an empty one
+   * of a replica this broker held before the start lost its directory and is recovering.
+   *
+   * @throws IOException when the state cannot be read or written, or belongs to another incarnation of the stream
+   */
+  static ReplicaState openState(ReplicaMetadata metadata, ShardLog log, ShardAssignment a, boolean listedAtStart)
+      throws IOException {
+    var stored = metadata.read();
+    if (stored.isPresent()) {
+      if (!stored.get().incarnation().equals(a.incarnation())) {
+        throw new IOException("its directory " + log.directory() + " holds incarnation "
+            + stored.get().incarnation() + " of the stream, the table's is " + a.incarnation());
       }
-      if (a.leaderEpoch() < ctx.fenceEpoch) {
-        ctx.actor.getLog().warn("replica {} will not lead at epoch {}: fenced at epoch {}", ctx.id, a.leaderEpoch(),
-            ctx.fenceEpoch);
-        return ShardFollower.create(ctx, a);
-      }
-      return ShardLeader.create(ctx, a);
+      return stored.get();
     }
-    return ShardFollower.create(ctx, a);
+    boolean lost = listedAtStart && log.logEndOffset() == 0;
+    ReplicaState state = new ReplicaState(a.incarnation(), log.lastEpoch(), lost);
+    metadata.write(state);
+    return state;
+  }
+
+  /** The behaviour for an assignment: leader only as {@link LeadRule} allows, else a follower. */
+  static Behavior<Command> roleFor(ReplicaContext ctx, ShardAssignment a) {
+    if (a.leader() != ctx.brokerId) {
+      return ShardFollower.create(ctx, a);
+    }
+    LeadRule.Verdict verdict = LeadRule.decide(a.leaderEpoch(), ctx.promisedAtOpen, ctx.promisedEpoch(),
+        ctx.recovering());
+    if (verdict != LeadRule.Verdict.LEAD) {
+      ctx.actor.getLog().warn("replica {} on broker {} will not lead at epoch {}: {}; it waits for a newer epoch",
+          ctx.id, ctx.brokerId, a.leaderEpoch(),
+          LeadRule.reason(verdict, a.leaderEpoch(), ctx.promisedAtOpen, ctx.promisedEpoch()));
+      return ShardFollower.create(ctx, a);
+    }
+    ctx.promise(a.leaderEpoch());
+    return ShardLeader.create(ctx, a);
   }
 
   private static Duration tickInterval(ReplicationSettings settings) {
@@ -166,14 +206,18 @@ public final class ShardReplica {
     return Errors.response(0, Errors.notLeader(id.stream(), id.shard(), leader, address));
   }
 
+  private static ReplicaStatus failedStatus(ShardId id, int brokerId) {
+    return new ReplicaStatus(id, brokerId, true, ReplicaRole.FAILED, -1, 0, 0, true, false, -1);
+  }
+
   private static Behavior<Command> failed(ShardId id, int brokerId, String why) {
     return Behaviors.receive(Command.class)
         .onMessage(Describe.class, d -> {
-          d.replyTo().tell(new ReplicaStatus(id, brokerId, true, ReplicaRole.FAILED, -1, 0, 0, true));
+          d.replyTo().tell(failedStatus(id, brokerId));
           return Behaviors.same();
         })
         .onMessage(Fence.class, d -> {
-          d.replyTo().tell(new ReplicaStatus(id, brokerId, true, ReplicaRole.FAILED, -1, 0, 0, true));
+          d.replyTo().tell(failedStatus(id, brokerId));
           return Behaviors.same();
         })
         .onMessage(ClientProduce.class, p -> {

@@ -118,7 +118,7 @@ class ControlMessageSerializerTest {
         new ReplicaDirectory.ApplyAssignments(table),
         new ReplicaDirectory.FenceShard(ORDERS_0, 10, statusTo),
         new ReplicaDirectory.DescribeReplica(CLICKS_7, statusTo),
-        new ReplicaStatus(ORDERS_0, 3, true, ReplicaRole.FOLLOWER, 9, 12_345, 12_000, false),
+        new ReplicaStatus(ORDERS_0, 3, true, ReplicaRole.FOLLOWER, 9, 12_345, 12_000, false, true, 10),
         table,
         new AssignmentHolder.Publish(table),
         new AssignmentHolder.Advertise(BROKER_2),
@@ -150,7 +150,8 @@ class ControlMessageSerializerTest {
   @Test
   void aReplicaStatusRoundTripsWithEveryRole() throws Exception {
     for (ReplicaRole role : ReplicaRole.values()) {
-      ReplicaStatus status = new ReplicaStatus(CLICKS_7, 5, true, role, 3, 70, 60, role == ReplicaRole.FAILED);
+      ReplicaStatus status = new ReplicaStatus(CLICKS_7, 5, true, role, 3, 70, 60, role == ReplicaRole.FAILED,
+          role == ReplicaRole.FOLLOWER, 4);
       assertEquals(status, roundTrip(status));
     }
     ReplicaStatus notHosted = ReplicaStatus.notHosted(CLICKS_7, 5);

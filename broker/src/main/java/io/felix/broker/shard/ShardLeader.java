@@ -15,6 +15,8 @@ import io.felix.protocol.replication.ReplicaFetchResult;
 import io.felix.protocol.replication.ReplicationFrame;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.HashSet;
+import java.util.Set;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
@@ -43,6 +45,12 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
   private final FollowerProgress followers;
   private long stored;
   private boolean fenced;
+  /**
+   * Leading with neither state nor log at the start (see {@link LeadRule}): a new shard, or a lost directory. Ends
+   * when a majority of the replica set agrees with this log, or with a step-down when a follower holds more.
+   */
+  private boolean provisional;
+  private final Set<Integer> agreeing = new HashSet<>();
 
   private ShardLeader(ReplicaContext ctx, ShardAssignment assignment) {
     super(ctx.actor);
@@ -50,6 +58,11 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
     this.assignment = assignment;
     this.epoch = assignment.leaderEpoch();
     this.pending = new PendingProduces(epoch, ctx.clock);
+    this.provisional = ctx.recovering();
+    if (provisional && assignment.quorumSize() == 1) {
+      provisional = false; // a replica set of one: no other copy could show what it lacks
+      ctx.recovered();
+    }
     long end = ctx.log.logEndOffset();
     if (end > 0 && ctx.log.lastEpoch() < epoch) {
       long now = ctx.clock.currentTimeMillis();
@@ -158,6 +171,14 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
       return this;
     }
     long offset = fetch.getFetchOffset();
+    if (provisional && offset > ctx.log.logEndOffset()) {
+      // Records this replica never had as a new shard's leader: it lost its directory. Telling the follower to
+      // truncate would destroy them; step down instead, so a failover round chooses a replica that holds them.
+      fence("broker " + f.fromBroker() + " holds records up to offset " + offset + " that its log (end "
+          + ctx.log.logEndOffset() + ") lacks: this replica lost its data and stays recovering");
+      ShardReplica.refuseFetch(ctx, f, epoch, FetchError.FETCH_NOT_LEADER);
+      return this;
+    }
     EpochEnd agreed = ctx.log.epochEndFor(fetch.getLastFetchedEpoch());
     if (offset > ctx.log.logEndOffset() || agreed.epoch() != fetch.getLastFetchedEpoch()
         || offset > agreed.endOffset()) {
@@ -169,6 +190,7 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
           .setDivergingEndOffset(agreed.endOffset())).build());
       return this;
     }
+    confirmProvisional(f.fromBroker());
     long now = ctx.clock.nanoTime();
     ctx.metrics.replicationLag(ctx.id, f.fromBroker(), ctx.log.logEndOffset() - offset);
     followers.onFetch(f.fromBroker(), offset, fetch.getDurableOffset(), now);
@@ -219,6 +241,17 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
     }
     f.replyTo().tell(ctx.status(fenced ? ReplicaRole.FENCED : ReplicaRole.LEADER, false));
     return this;
+  }
+
+  /** A follower's log agrees with this one: once a majority does, a provisional leader holds what it should. */
+  private void confirmProvisional(int follower) {
+    if (provisional && !fenced && assignment.replicas().contains(follower)) {
+      agreeing.add(follower);
+      if (agreeing.size() + 1 >= assignment.quorumSize()) {
+        provisional = false;
+        ctx.recovered();
+      }
+    }
   }
 
   private void fence(String why) {

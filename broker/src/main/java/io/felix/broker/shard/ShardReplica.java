@@ -77,13 +77,8 @@ public final class ShardReplica {
 
   private ShardReplica() {}
 
-  /**
-   * @param listedAtStart the shard was hosted here in the first table the broker applied after it started, so this
-   *     broker held the replica before: found without its state and with an empty log, its directory was lost
-   */
   public static Behavior<Command> create(ShardAssignment assignment, int brokerId, Path dir, LogSettings logSettings,
-      FlushScheduler flusher, ReplicationTransport transport, ReplicationSettings settings, ReplicaRegistry registry,
-      boolean listedAtStart) {
+      FlushScheduler flusher, ReplicationTransport transport, ReplicationSettings settings, ReplicaRegistry registry) {
     ShardId id = assignment.id();
     return Behaviors.setup(actor -> {
       ShardLog log;
@@ -97,7 +92,7 @@ public final class ShardReplica {
         return failed(id, brokerId, e.getMessage());
       }
       try {
-        state = openState(metadata, log, assignment, listedAtStart);
+        state = openState(metadata, log, assignment);
       } catch (IOException e) {
         try {
           log.close();
@@ -111,7 +106,8 @@ public final class ShardReplica {
           ReplicaClock.SYSTEM, metadata, state);
       actor.getLog().info("replica {} on broker {} opened: log end {}, last epoch {}, promised epoch {}{}", id,
           brokerId, log.logEndOffset(), log.lastEpoch(), state.promisedEpoch(),
-          state.recovering() ? ", recovering lost data (it will not lead until it has caught up)" : "");
+          state.recovering() ? ", recovering (it may have lost its data: it vouches for nothing until it has "
+              + "caught up)" : "");
       return Behaviors.withTimers(timers -> {
         timers.startTimerWithFixedDelay(TICK_KEY, Tick.INSTANCE, tickInterval(settings));
         return roleFor(ctx, assignment);
@@ -122,12 +118,13 @@ public final class ShardReplica {
   /**
    * The replica's state as it opens, stored before anything acts on it. Without a {@code replica.state}: a log
    * written before the file existed promises its last epoch (what it may have led or followed at); an empty one
-   * of a replica this broker held before the start lost its directory and is recovering.
+   * is new or lost its directory (wiped), which nothing here can tell apart, so it is recovering: it vouches for
+   * nothing until it has caught up with a leader (a new shard's followers do so at once, the commit offset being
+   * 0), and leads only provisionally (see {@link LeadRule}).
    *
    * @throws IOException when the state cannot be read or written, or belongs to another incarnation of the stream
    */
-  static ReplicaState openState(ReplicaMetadata metadata, ShardLog log, ShardAssignment a, boolean listedAtStart)
-      throws IOException {
+  static ReplicaState openState(ReplicaMetadata metadata, ShardLog log, ShardAssignment a) throws IOException {
     var stored = metadata.read();
     if (stored.isPresent()) {
       if (!stored.get().incarnation().equals(a.incarnation())) {
@@ -136,8 +133,7 @@ public final class ShardReplica {
       }
       return stored.get();
     }
-    boolean lost = listedAtStart && log.logEndOffset() == 0;
-    ReplicaState state = new ReplicaState(a.incarnation(), log.lastEpoch(), lost);
+    ReplicaState state = new ReplicaState(a.incarnation(), log.lastEpoch(), log.logEndOffset() == 0);
     metadata.write(state);
     return state;
   }
@@ -148,8 +144,8 @@ public final class ShardReplica {
       return ShardFollower.create(ctx, a);
     }
     LeadRule.Verdict verdict = LeadRule.decide(a.leaderEpoch(), ctx.promisedAtOpen, ctx.promisedEpoch(),
-        ctx.recovering());
-    if (verdict != LeadRule.Verdict.LEAD) {
+        ctx.recovering(), ctx.log.logEndOffset() == 0);
+    if (verdict != LeadRule.Verdict.LEAD && verdict != LeadRule.Verdict.LEAD_PROVISIONALLY) {
       ctx.actor.getLog().warn("replica {} on broker {} will not lead at epoch {}: {}; it waits for a newer epoch",
           ctx.id, ctx.brokerId, a.leaderEpoch(),
           LeadRule.reason(verdict, a.leaderEpoch(), ctx.promisedAtOpen, ctx.promisedEpoch()));

@@ -156,9 +156,14 @@ public final class BrokerCluster implements AutoCloseable {
 
   /** A cluster-mode client bootstrapped from every live broker; quorum acks; ambiguous failures not retried. */
   public FelixClient client() {
+    return client(Acks.QUORUM);
+  }
+
+  /** {@link #client()} with the given acks level. */
+  public FelixClient client(Acks acks) {
     String bootstrap = String.join(",", live().stream().map(b -> b.endpoint().clientAddress()).toList());
     return new FelixClient(ClientSettings.builder(bootstrap)
-        .acks(Acks.QUORUM)
+        .acks(acks)
         .linger(Duration.ofMillis(1))
         .retries(100)
         .retryBackoffMax(Duration.ofMillis(200))

@@ -46,8 +46,9 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
   private long stored;
   private boolean fenced;
   /**
-   * Leading with neither state nor log at the start (see {@link LeadRule}): a new shard, or a lost directory. Ends
-   * when a majority of the replica set agrees with this log, or with a step-down when a follower holds more.
+   * Leading with neither state nor log at the start (see {@link LeadRule}): a new shard, or a lost directory. It
+   * takes no appends until a majority of the replica set agrees with its (empty) log; a follower that holds more
+   * makes it step down instead.
    */
   private boolean provisional;
   private final Set<Integer> agreeing = new HashSet<>();
@@ -118,7 +119,9 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
     p.reply().whenComplete((response, failure) -> ctx.metrics.produceAnswered(r.getAcks().name().toLowerCase(),
         failure == null && (!response.hasError() || response.getError().getCode() == ErrorCode.NONE),
         Duration.ofNanos(ctx.clock.nanoTime() - arrived)));
-    if (fenced || ctx.fencedAbove(epoch)) {
+    if (fenced || ctx.fencedAbove(epoch) || provisional) {
+      // A provisional leader appends nothing: a record of its epoch written before it learns that it lost its
+      // data would sit beside the committed records of the same epoch on other replicas, a fork no epoch shows.
       p.reply().complete(ShardReplica.notLeader(ctx.id, -1, ctx.registry));
       return this;
     }

@@ -106,8 +106,7 @@ public final class ShardReplica {
           ReplicaClock.SYSTEM, metadata, state);
       actor.getLog().info("replica {} on broker {} opened: log end {}, last epoch {}, promised epoch {}{}", id,
           brokerId, log.logEndOffset(), log.lastEpoch(), state.promisedEpoch(),
-          state.recovering() ? ", recovering (it may have lost its data: it vouches for nothing until it has "
-              + "caught up)" : "");
+          state.recovering() ? ", new or wiped: it vouches for nothing until it has caught up with a leader" : "");
       return Behaviors.withTimers(timers -> {
         timers.startTimerWithFixedDelay(TICK_KEY, Tick.INSTANCE, tickInterval(settings));
         return roleFor(ctx, assignment);

@@ -80,9 +80,11 @@ class DurableReplicaStateClusterTest {
     ShardId shard = new ShardId("reborn", 0);
     UUID old = UUID.randomUUID();
     UUID reborn = UUID.randomUUID();
-    try (TestBrokers brokers = new TestBrokers(dir, 2, "")) {
-      brokers.apply(table(brokers, shard, old, List.of(0, 1), 0, 1));
-      produce(brokers.clientAddress(0), shard, "old", 30, Acks.ALL);
+    try (TestBrokers brokers = new TestBrokers(dir, 3, "")) {
+      brokers.apply(table(brokers, shard, old, List.of(0, 1, 2), 0, 1));
+      // One record per batch, in both incarnations: a log end of the new stream is then a batch boundary of the old,
+      // so a replica that took the old log for the new one could keep old records at the new stream's offsets.
+      produceEach(brokers.clientAddress(0), shard, "old", 30, Acks.ALL);
       TestBrokers.await("broker 1 holds the old stream's records", Duration.ofSeconds(20),
           () -> brokers.describe(1, shard).logEndOffset() == 30);
 
@@ -91,15 +93,16 @@ class DurableReplicaStateClusterTest {
       brokers.apply(brokers.table(Map.of(), List.of()));
       // The retired replica deletes its log after the directory forgot it; the re-creation comes after that.
       TestBrokers.await("broker 0 retired the old stream and deleted its log", Duration.ofSeconds(20),
-          () -> !brokers.describe(0, shard).hosted() && !Files.exists(brokers.dataDir(0).resolve("reborn-0")));
-      brokers.apply(table(brokers, shard, reborn, List.of(0, 1), 0, 1));
+          () -> !brokers.describe(0, shard).hosted() && !Files.exists(brokers.dataDir(0).resolve("reborn-0"))
+              && !Files.exists(brokers.dataDir(2).resolve("reborn-0")));
+      brokers.apply(table(brokers, shard, reborn, List.of(0, 1, 2), 0, 1));
       TestBrokers.await("broker 0 leads the new stream", Duration.ofSeconds(20),
           () -> brokers.describe(0, shard).role() == ReplicaRole.LEADER);
       assertEquals(0, brokers.describe(0, shard).logEndOffset(), "the new stream starts empty");
-      produce(brokers.clientAddress(0), shard, "new", 5, Acks.LEADER);
+      produceEach(brokers.clientAddress(0), shard, "new", 5, Acks.ALL);
 
       brokers.start(1);
-      brokers.apply(table(brokers, shard, reborn, List.of(0, 1), 0, 1));
+      brokers.apply(table(brokers, shard, reborn, List.of(0, 1, 2), 0, 1));
       TestBrokers.await("broker 1 copied the new stream", Duration.ofSeconds(20), () -> {
         ReplicaStatus s = brokers.describe(1, shard);
         return s.hosted() && s.logEndOffset() == 5 && !s.recovering();
@@ -111,7 +114,7 @@ class DurableReplicaStateClusterTest {
       }
 
       // Broker 1 leads the new stream: what it serves is the new stream's, and only that.
-      brokers.apply(table(brokers, shard, reborn, List.of(0, 1), 1, 2));
+      brokers.apply(table(brokers, shard, reborn, List.of(0, 1, 2), 1, 2));
       TestBrokers.await("broker 1 leads at epoch 2", Duration.ofSeconds(20),
           () -> brokers.describe(1, shard).role() == ReplicaRole.LEADER);
       assertEquals(List.of("new-0", "new-1", "new-2", "new-3", "new-4"), readAll(brokers.clientAddress(1), shard));
@@ -134,6 +137,17 @@ class DurableReplicaStateClusterTest {
             (prefix + "-" + i).getBytes(StandardCharsets.UTF_8), List.of()));
       }
       CompletableFuture.allOf(answers.toArray(new CompletableFuture<?>[0])).get(30, TimeUnit.SECONDS);
+    }
+  }
+
+  /** Each record alone in its batch: the next is sent once the previous one is answered. */
+  private static void produceEach(String bootstrap, ShardId shard, String prefix, int count, Acks acks)
+      throws Exception {
+    try (FelixClient client = new FelixClient(ClientSettings.builder(bootstrap).acks(acks).build())) {
+      for (int i = 0; i < count; i++) {
+        client.produce(shard.stream(), shard.shard(), null, (prefix + "-" + i).getBytes(StandardCharsets.UTF_8),
+            List.of()).get(30, TimeUnit.SECONDS);
+      }
     }
   }
 

@@ -164,7 +164,7 @@ public final class BrokerCluster implements AutoCloseable {
     return client(Acks.QUORUM);
   }
 
-  /** The same client with {@code acks}. */
+  /** {@link #client()} with the given acks level. */
   public FelixClient client(Acks acks) {
     String bootstrap = String.join(",", live().stream().map(b -> b.endpoint().clientAddress()).toList());
     return new FelixClient(ClientSettings.builder(bootstrap)

@@ -26,8 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A stream deleted while a broker was down is never retired on that broker: the first table the broker applies
- * after its restart must delete that log, so that a re-created stream of the same name (again at epoch 1) starts
- * empty. Logs the table has the broker host, as a replica or as a learner, stay with their records.
+ * after its restart must move that log into quarantine (deleted after felix.broker.quarantine-retention), so that a
+ * re-created stream of the same name (again at epoch 1) starts empty. Logs the table has the broker host, as a replica or as a learner, stay with their records.
  */
 @Tag("cluster")
 @Timeout(value = 3, unit = java.util.concurrent.TimeUnit.MINUTES) // a hung cluster fails, never stalls CI
@@ -40,7 +40,7 @@ class StaleReplicaLogTest {
   Path dir;
 
   @Test
-  void theFirstTableAfterARestartDeletesLogsOfShardsItDoesNotHostAndKeepsHostedOnes() throws Exception {
+  void theFirstTableAfterARestartQuarantinesLogsOfShardsItDoesNotHostAndKeepsHostedOnes() throws Exception {
     try (TestBrokers brokers = new TestBrokers(dir, 2, "")) {
       brokers.apply(table(brokers, true, 1));
       TestBrokers.await("both brokers host their replicas", Duration.ofSeconds(20),
@@ -60,8 +60,13 @@ class StaleReplicaLogTest {
       brokers.start(0);
       brokers.apply(table(brokers, false, 2));
 
-      TestBrokers.await("broker 0 deleted dropped-0", Duration.ofSeconds(20),
+      TestBrokers.await("broker 0 moved dropped-0 aside", Duration.ofSeconds(20),
           () -> !Files.exists(data.resolve("dropped-0")));
+      try (var quarantined = Files.list(data.resolve("quarantine"))) {
+        Path moved = quarantined.findFirst().orElseThrow();
+        assertTrue(moved.getFileName().toString().matches("dropped-0-[0-9]+"), moved.toString());
+        assertTrue(Files.exists(moved.resolve("replica.state")), "kept whole, state and log");
+      }
       assertTrue(Files.exists(data.resolve("felix-journal.mv.db")));
       assertTrue(Files.exists(data.resolve("looks-like-a-log-7")));
       TestBrokers.await("broker 0 serves " + KEPT + " again", Duration.ofSeconds(20),

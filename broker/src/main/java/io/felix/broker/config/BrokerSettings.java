@@ -4,6 +4,7 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
 import io.felix.broker.assignment.BrokerRole;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Optional;
 
 /**
@@ -12,9 +13,12 @@ import java.util.Optional;
  * port). The one reading of that section, shared by the node, the data plane and the assignment holder.
  *
  * @param maxShards 0 when the broker has no cap
+ * @param quarantineRetention how long a replica log set aside (not listed by the table, or of another stream
+ *     incarnation) is kept under {@code data-dir/quarantine} before it is deleted
  */
 public record BrokerSettings(
-    int id, Optional<String> zone, int maxShards, String host, Path dataDir, int clientPort, int replicationPort) {
+    int id, Optional<String> zone, int maxShards, String host, Path dataDir, int clientPort, int replicationPort,
+    Duration quarantineRetention) {
 
   public BrokerSettings {
     ConfigChecks.atLeast("felix.broker.id", id, 0);
@@ -24,6 +28,9 @@ public record BrokerSettings(
     }
     ConfigChecks.port("felix.broker.client-port", clientPort);
     ConfigChecks.port("felix.broker.replication-port", replicationPort);
+    if (quarantineRetention.isNegative()) {
+      throw new ConfigException.BadValue("felix.broker.quarantine-retention", "must not be negative");
+    }
   }
 
   /** Reads and validates {@code felix.broker} of a full config. */
@@ -37,7 +44,8 @@ public record BrokerSettings(
         c.getString("host"),
         Path.of(c.getString("data-dir")),
         c.getInt("client-port"),
-        c.getInt("replication-port"));
+        c.getInt("replication-port"),
+        c.getDuration("quarantine-retention"));
   }
 
   /** The Pekko cluster role that names this broker. */

@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.UUID;
 
 /**
  * The placement singleton's state: a pure fold of {@link PlacementEvent}s, also its snapshot (Jackson CBOR, see
@@ -59,7 +60,14 @@ public record ControlState(
   /** A broker as the control plane knows it; {@code zone} is empty for none, {@code maxShards} 0 for no cap. */
   public record BrokerRecord(int id, String zone, int maxShards, BrokerEndpoint endpoint, boolean draining) {}
 
-  public record StreamRecord(String name, int shards, int replicationFactor) {}
+  /** @param incarnation new for every creation of the name (null: the name's legacy incarnation) */
+  public record StreamRecord(String name, int shards, int replicationFactor, UUID incarnation) {
+    public StreamRecord {
+      if (incarnation == null) {
+        incarnation = ShardAssignment.legacyIncarnation(name);
+      }
+    }
+  }
 
   /**
    * A move, in flight or finished.
@@ -100,16 +108,19 @@ public record ControlState(
     } else if (event instanceof BrokerRemoved e) {
       brokers.remove(e.brokerId());
     } else if (event instanceof StreamCreated e) {
-      streams.put(e.stream(), new StreamRecord(e.stream(), e.shards(), e.replicationFactor()));
+      streams.put(e.stream(), new StreamRecord(e.stream(), e.shards(), e.replicationFactor(), e.incarnation()));
     } else if (event instanceof StreamDeleted e) {
       streams.remove(e.stream());
       shards.keySet().removeIf(id -> id.stream().equals(e.stream()));
       moves.keySet().removeIf(id -> id.stream().equals(e.stream()));
     } else if (event instanceof ShardPlaced e) {
-      shards.put(e.shard(), new ShardAssignment(e.shard(), e.replicas(), List.of(), e.leader(), e.epoch()));
+      StreamRecord stream = streams.get(e.shard().stream());
+      shards.put(e.shard(), new ShardAssignment(e.shard(), e.replicas(), List.of(), e.leader(), e.epoch(),
+          stream == null ? null : stream.incarnation()));
     } else if (event instanceof LeaderPromoted e) {
       ShardAssignment a = shards.get(e.shard());
-      shards.put(e.shard(), new ShardAssignment(e.shard(), a.replicas(), List.of(), e.leader(), e.epoch()));
+      shards.put(e.shard(), new ShardAssignment(e.shard(), a.replicas(), List.of(), e.leader(), e.epoch(),
+          a.incarnation()));
     } else if (event instanceof MoveStarted e) {
       moves.put(e.shard(), new MoveRecord(e.moveId(), e.shard(), e.from(), e.to(), e.staged(), e.reason(),
           e.atMillis(), 0, MoveState.IN_FLIGHT, 0, ""));
@@ -117,14 +128,17 @@ public record ControlState(
     } else if (event instanceof MoveFenced e) {
       moves.computeIfPresent(e.shard(), (id, m) -> m.fenced(e.epoch()));
     } else if (event instanceof MoveCompleted e) {
-      shards.put(e.shard(), new ShardAssignment(e.shard(), e.replicas(), List.of(), e.leader(), e.epoch()));
+      ShardAssignment a = shards.get(e.shard());
+      shards.put(e.shard(), new ShardAssignment(e.shard(), e.replicas(), List.of(), e.leader(), e.epoch(),
+          a == null ? null : a.incarnation()));
       MoveRecord m = moves.remove(e.shard());
       if (m != null) {
         remember(recent, m.ended(MoveState.COMPLETED, e.atMillis(), ""));
       }
     } else if (event instanceof MoveAborted e) {
       ShardAssignment a = shards.get(e.shard());
-      shards.put(e.shard(), new ShardAssignment(e.shard(), a.replicas(), List.of(), a.leader(), e.epoch()));
+      shards.put(e.shard(), new ShardAssignment(e.shard(), a.replicas(), List.of(), a.leader(), e.epoch(),
+          a.incarnation()));
       MoveRecord m = moves.remove(e.shard());
       if (m != null) {
         remember(recent, m.ended(MoveState.ABORTED, e.atMillis(), e.reason()));
@@ -155,7 +169,8 @@ public record ControlState(
     for (MoveRecord move : moves.values()) {
       ShardAssignment a = table.get(move.shard());
       if (a != null && move.staged()) {
-        table.put(move.shard(), new ShardAssignment(a.id(), a.replicas(), List.of(move.to()), a.leader(), a.leaderEpoch()));
+        table.put(move.shard(), new ShardAssignment(a.id(), a.replicas(), List.of(move.to()), a.leader(), a.leaderEpoch(),
+            a.incarnation()));
       }
     }
     return new AssignmentTable(tableVersion, endpoints, shardCounts, table);

@@ -18,8 +18,9 @@ import java.util.stream.Collectors;
 
 /**
  * Failover rounds, one per shard that needs a new leader: fence first, then choose, as Raft does. Every reachable
- * replica is fenced at {@code epoch = max(leader epoch, fenced move's epoch) + 1}. Once a majority of the replica
- * set has answered that fence (the lost leader counts as silent), no old leader can commit anything, and the
+ * replica is fenced at {@code epoch = max(leader epoch, fenced move's epoch, any epoch a replica reported having
+ * promised) + 1}. Once a majority of the replica set has answered that fence (the lost leader counts as silent;
+ * a replica recovering lost data counts for nothing), no old leader can commit anything, and the
  * answering replicas with the greatest (last epoch, log end) hold every committed record (any committed record
  * is on a majority, which meets the answering majority). The library's promotion rule chooses among those.
  *
@@ -34,7 +35,10 @@ import java.util.stream.Collectors;
  *       reachable replica (a restarted or fenced leader too: its log may hold the most)</td></tr>
  *   <tr><td>fencing at e</td><td>the next epoch is no longer e, or the replica timeout passed since the round
  *       started</td><td>restart: drop the answers, fence again</td></tr>
- *   <tr><td>fencing at e</td><td>fewer than a quorum answered the fence at e with a hosted, sound replica</td>
+ *   <tr><td>fencing at e</td><td>an answer reports a promise above e</td><td>restart above it: a replica never
+ *       goes back on a promise, so a round below it could not be answered</td></tr>
+ *   <tr><td>fencing at e</td><td>fewer than a quorum answered the fence at e with a hosted, sound replica that is
+ *       not recovering (one that lost its data may lack committed records, so it vouches for nothing)</td>
  *       <td>wait</td></tr>
  *   <tr><td>fencing at e</td><td>a quorum answered</td><td>{@link MoveAborted} at e if a move was in flight,
  *       then {@link LeaderPromoted} at e of the replica the library's rule chooses; the round ends</td></tr>
@@ -51,6 +55,8 @@ final class FailoverRounds {
 
   private final ProbeContext context;
   private final Map<ShardId, Round> rounds = new HashMap<>();
+  /** Per shard with a round, the highest epoch a replica reported promising: the next round goes above it. */
+  private final Map<ShardId, Long> promised = new HashMap<>();
 
   FailoverRounds(ProbeContext context) {
     this.context = context;
@@ -59,7 +65,14 @@ final class FailoverRounds {
   /** A replica's answer to a fence ({@code fenceEpoch} > 0) or describe (0); kept when it answers a round. */
   void answered(ReplicaStatus status, long fenceEpoch) {
     Round round = rounds.get(status.id());
-    if (round != null && round.epoch() == fenceEpoch) {
+    if (round == null) {
+      return;
+    }
+    // An answer to this round's fence reports the round's epoch as promised; more means an earlier promise.
+    if (status.promisedEpoch() > round.epoch()) {
+      promised.merge(status.id(), status.promisedEpoch(), Math::max);
+    }
+    if (round.epoch() == fenceEpoch) {
       round.fenced().put(status.brokerId(), status);
     }
   }
@@ -70,6 +83,7 @@ final class FailoverRounds {
    */
   List<PlacementEvent> progress(ControlState state, Set<Integer> available, Set<ShardId> due) {
     rounds.keySet().retainAll(due);
+    promised.keySet().retainAll(due);
     List<PlacementEvent> events = new ArrayList<>();
     for (ShardAssignment a : state.shards().values()) {
       if (due.contains(a.id())) {
@@ -82,7 +96,8 @@ final class FailoverRounds {
   private List<PlacementEvent> progress(ControlState state, ShardAssignment a, Set<Integer> available) {
     long now = context.clock().millis();
     MoveRecord move = state.moves().get(a.id());
-    long epoch = Math.max(a.leaderEpoch(), move == null ? 0 : move.fenceEpoch()) + 1;
+    long epoch = Math.max(Math.max(a.leaderEpoch(), move == null ? 0 : move.fenceEpoch()),
+        promised.getOrDefault(a.id(), 0L)) + 1;
     Round round = rounds.get(a.id());
     if (round == null || round.epoch() != epoch
         || now - round.startedAtMillis() > context.settings().replicaTimeout().toMillis()) {
@@ -94,7 +109,8 @@ final class FailoverRounds {
       }
       return List.of();
     }
-    List<ReplicaStatus> fenced = round.fenced().values().stream().filter(r -> r.hosted() && !r.failed()).toList();
+    List<ReplicaStatus> fenced = round.fenced().values().stream()
+        .filter(r -> r.hosted() && !r.failed() && !r.recovering()).toList();
     if (fenced.size() < a.quorumSize()) {
       return List.of();
     }
@@ -114,6 +130,7 @@ final class FailoverRounds {
       return List.of();
     }
     rounds.remove(a.id());
+    promised.remove(a.id());
     boolean leaderReachable = available.contains(a.leader());
     List<PlacementEvent> events = new ArrayList<>();
     if (move != null) {

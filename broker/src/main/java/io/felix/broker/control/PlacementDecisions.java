@@ -19,6 +19,7 @@ import io.felix.placement.Planner;
 import io.felix.placement.Step;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 import java.util.Set;
 import java.util.regex.Pattern;
 
@@ -79,7 +80,7 @@ public final class PlacementDecisions {
         PlacementSnapshots.of(state, available, settings), name, shards, rf);
     Plan plan = Planner.plan(snapshot);
     List<PlacementEvent> events = new ArrayList<>();
-    events.add(new StreamCreated(name, shards, rf));
+    events.add(new StreamCreated(name, shards, rf, UUID.randomUUID()));
     for (Step step : plan.steps()) {
       if (step.action() == Action.PLACE && step.group().equals(name)) {
         events.add(PlacementSnapshots.placed(step));

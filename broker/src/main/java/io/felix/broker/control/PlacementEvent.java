@@ -1,8 +1,10 @@
 package io.felix.broker.control;
 
 import io.felix.broker.assignment.BrokerEndpoint;
+import io.felix.broker.assignment.ShardAssignment;
 import io.felix.broker.assignment.ShardId;
 import java.util.List;
+import java.util.UUID;
 
 /**
  * What the placement singleton decided, in the past tense. The singleton's state is a fold of these
@@ -20,7 +22,17 @@ public sealed interface PlacementEvent extends JournalRecord {
   /** A drained broker was removed from the cluster's broker list. */
   record BrokerRemoved(int brokerId) implements PlacementEvent {}
 
-  record StreamCreated(String stream, int shards, int replicationFactor) implements PlacementEvent {}
+  /**
+   * @param incarnation new for every creation (null in journals written before incarnations: then the stream's
+   *     {@link io.felix.broker.assignment.ShardAssignment#legacyIncarnation})
+   */
+  record StreamCreated(String stream, int shards, int replicationFactor, UUID incarnation) implements PlacementEvent {
+    public StreamCreated {
+      if (incarnation == null) {
+        incarnation = ShardAssignment.legacyIncarnation(stream);
+      }
+    }
+  }
 
   /** Its replicas stop and delete their data once they see a table without the stream. */
   record StreamDeleted(String stream) implements PlacementEvent {}

@@ -91,7 +91,7 @@ public final class PlacementSnapshots {
     } else {
       leader = move.to();
     }
-    return new ShardAssignment(current.id(), replicas, List.of(), leader, epoch);
+    return new ShardAssignment(current.id(), replicas, List.of(), leader, epoch, current.incarnation());
   }
 
   /** Text of a plan's steps for the admin API's last pass. */

@@ -72,7 +72,8 @@ public final class DataPlane {
     this.forwarder = new ProduceForwarder(system, transport, replication);
     forwarderRef.set(forwarder);
     this.directory = guardian.spawn(
-        ReplicaDirectory.create(broker.dataDir(), logSettings, flusher, transport, replication, registry),
+        ReplicaDirectory.create(broker.dataDir(), logSettings, flusher, transport, replication, registry,
+            broker.quarantineRetention()),
         "replica-directory");
     this.clientListener = ClientListener.start(system, listener, new ClientRequests(registry, forwarder, listener),
         broker.host(), broker.clientPort());

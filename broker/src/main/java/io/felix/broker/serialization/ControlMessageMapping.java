@@ -62,6 +62,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.UUID;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -230,12 +231,18 @@ final class ControlMessageMapping {
 
   private static ShardAssignmentMsg assignment(ShardAssignment a) {
     return ShardAssignmentMsg.newBuilder().setShard(ShardRefs.toRef(a.id())).addAllReplicas(a.replicas())
-        .addAllLearners(a.learners()).setLeader(a.leader()).setLeaderEpoch(a.leaderEpoch()).build();
+        .addAllLearners(a.learners()).setLeader(a.leader()).setLeaderEpoch(a.leaderEpoch())
+        .setIncarnation(a.incarnation().toString()).build();
   }
 
   private static ShardAssignment assignment(ShardAssignmentMsg a) {
     return new ShardAssignment(ShardRefs.toId(a.getShard()), a.getReplicasList(), a.getLearnersList(), a.getLeader(),
-        a.getLeaderEpoch());
+        a.getLeaderEpoch(), incarnation(a.getIncarnation()));
+  }
+
+  /** Empty in messages written before incarnations: null, which the records read as the legacy incarnation. */
+  private static UUID incarnation(String text) {
+    return text.isEmpty() ? null : UUID.fromString(text);
   }
 
   private static AssignmentTableMsg table(AssignmentTable table) {
@@ -263,13 +270,15 @@ final class ControlMessageMapping {
   private static ReplicaStatusMsg status(ReplicaStatus s) {
     return ReplicaStatusMsg.newBuilder().setShard(ShardRefs.toRef(s.id())).setBrokerId(s.brokerId())
         .setHosted(s.hosted()).setRole(toWire(s.role(), ReplicaRoleMsg.class, "REPLICA_ROLE_")).setLastEpoch(s.lastEpoch()).setLogEndOffset(s.logEndOffset())
-        .setCommitOffset(s.commitOffset()).setFailed(s.failed()).addAllInSync(s.inSync()).build();
+        .setCommitOffset(s.commitOffset()).setFailed(s.failed())
+        .setRecovering(s.recovering()).setPromisedEpoch(s.promisedEpoch()).addAllInSync(s.inSync()).build();
   }
 
   private static ReplicaStatus status(ReplicaStatusMsg m) {
     return new ReplicaStatus(ShardRefs.toId(m.getShard()), m.getBrokerId(), m.getHosted(),
         fromWire(m.getRole(), ReplicaRole.class, "REPLICA_ROLE_"),
-        m.getLastEpoch(), m.getLogEndOffset(), m.getCommitOffset(), m.getFailed(), m.getInSyncList());
+        m.getLastEpoch(), m.getLogEndOffset(), m.getCommitOffset(), m.getFailed(),
+        m.getRecovering(), m.getPromisedEpoch(), m.getInSyncList());
   }
 
   /**
@@ -314,7 +323,8 @@ final class ControlMessageMapping {
     s.brokers().values().forEach(r -> b.addBrokers(BrokerRecordMsg.newBuilder().setId(r.id()).setZone(r.zone())
         .setMaxShards(r.maxShards()).setEndpoint(endpoint(r.endpoint())).setDraining(r.draining())));
     s.streams().values().forEach(r -> b.addStreams(StreamRecordMsg.newBuilder().setName(r.name())
-        .setShards(r.shards()).setReplicationFactor(r.replicationFactor())));
+        .setShards(r.shards()).setReplicationFactor(r.replicationFactor())
+        .setIncarnation(r.incarnation().toString())));
     s.shards().values().forEach(a -> b.addShards(assignment(a)));
     s.moves().values().forEach(r -> b.addMoves(move(r)));
     s.recentMoves().forEach(r -> b.addRecentMoves(move(r)));
@@ -327,7 +337,7 @@ final class ControlMessageMapping {
         endpoint(r.getEndpoint()), r.getDraining())));
     Map<String, StreamRecord> streams = new HashMap<>();
     m.getStreamsList().forEach(r -> streams.put(r.getName(), new StreamRecord(r.getName(), r.getShards(),
-        r.getReplicationFactor())));
+        r.getReplicationFactor(), incarnation(r.getIncarnation()))));
     Map<ShardId, ShardAssignment> shards = new HashMap<>();
     m.getShardsList().forEach(s -> {
       ShardAssignment a = assignment(s);

@@ -60,7 +60,7 @@ final class FailedReplica extends AbstractBehavior<ShardReplica.Command> {
     ctx.reads.releaseAll(ctx.commitOffset);
     ShardReplica.closeLog(ctx, false);
     ctx.metrics.shardReleased(ctx.id);
-    return new FailedReplica(ctx.wiring, assignment, ctx.fenceEpoch, cause);
+    return new FailedReplica(ctx.wiring, assignment, ctx.promisedEpoch(), cause);
   }
 
   @Override
@@ -116,21 +116,25 @@ final class FailedReplica extends AbstractBehavior<ShardReplica.Command> {
     }
     nextAttemptNanos = now + wiring.opener().reopenInterval().toNanos();
     attempts++;
-    ShardLog log;
+    ReplicaContext ctx = null;
     try {
-      log = wiring.opener().open();
+      ctx = wiring.open(assignment);
+      // A fence taken while failed, or an epoch it was told to lead at then, is promised before anything acts.
+      ctx.promise(fenceEpoch);
     } catch (Exception e) {
+      if (ctx != null) {
+        ShardReplica.closeLog(ctx, false);
+      }
       cause = e.getMessage();
       wiring.actor().getLog().warn("replica {} on broker {} is still FAILED: attempt {} to open its log failed ({}); "
           + "next attempt in {}", wiring.id(), wiring.brokerId(), attempts, cause, wiring.opener().reopenInterval());
       return this;
     }
-    ReplicaContext ctx = wiring.contextFor(log);
-    ctx.fenceEpoch = fenceEpoch;
+    ShardLog log = ctx.log;
     wiring.actor().getLog().info("replica {} on broker {} reopened its log after {} attempt(s): log end {}, last epoch "
         + "{}; it takes its role at epoch {}", wiring.id(), wiring.brokerId(), attempts, log.logEndOffset(),
         log.lastEpoch(), assignment.leaderEpoch());
-    return ShardReplica.roleFor(ctx, assignment, true);
+    return ShardReplica.roleFor(ctx, assignment);
   }
 
   private String unavailable() {

@@ -5,8 +5,10 @@ package io.felix.broker.shard;
  * placement singleton (see {@link ReplicaRegistry#reportNotServingTo}).
  */
 public enum NotServingReason {
-  /** Its log already held the assigned epoch when the replica (re)started: only a newer epoch is safe to lead at. */
+  /** The assigned epoch was granted before the replica (re)started (it may have used it): only a newer one is safe. */
   EPOCH_HELD_BEFORE_RESTART,
-  /** It was fenced at a newer epoch than the one it is assigned to lead at. */
-  FENCED_ABOVE_EPOCH
+  /** It was fenced at (or followed a leader at) a newer epoch than the one it is assigned to lead at. */
+  FENCED_ABOVE_EPOCH,
+  /** It lost its data (a wiped directory) and has not yet copied a leader's log up to the commit offset. */
+  RECOVERING
 }

@@ -1,11 +1,15 @@
 package io.felix.broker.shard;
 
 import io.felix.broker.assignment.ShardId;
+import io.felix.broker.log.ReplicaMetadata;
+import io.felix.broker.log.ReplicaState;
 import io.felix.broker.log.ShardLog;
 import io.felix.broker.metrics.BrokerMetrics;
 import io.felix.broker.transport.ReplicationSettings;
 import io.felix.broker.transport.ReplicationTransport;
 import io.felix.protocol.replication.ReplicationFrame;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.List;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 
@@ -27,17 +31,17 @@ final class ReplicaContext {
   final ConsumerReads reads;
   final BrokerMetrics metrics;
   final ReplicaClock clock;
-  /** No leader below this epoch may append here or replicate to here (FenceShard). */
-  long fenceEpoch = -1;
-  /**
-   * Why this replica, when assigned to lead, does not: fenced above the epoch, unless {@link ShardReplica#roleFor}
-   * found its log holding the epoch at a restart (which is also what raised the fence).
-   */
+  private final ReplicaMetadata metadata;
+  /** What {@code replica.state} holds: changed only by writing it first. */
+  private ReplicaState state;
+  /** The epoch promised when the actor opened the log: it leads only at epochs granted after (see LeadRule). */
+  final long promisedAtOpen;
+  /** Why this replica, when assigned to lead, does not (set by {@link ShardReplica#roleFor} when it refuses). */
   NotServingReason refusal = NotServingReason.FENCED_ABOVE_EPOCH;
   /** The highest commit offset (high watermark) this replica knows; only grows. */
   long commitOffset;
 
-  ReplicaContext(ReplicaWiring wiring, ShardLog log) {
+  ReplicaContext(ReplicaWiring wiring, ShardLog log, ReplicaMetadata metadata, ReplicaState state) {
     this.wiring = wiring;
     this.id = wiring.id();
     this.brokerId = wiring.brokerId();
@@ -49,6 +53,60 @@ final class ReplicaContext {
     this.clock = wiring.clock();
     this.reads = new ConsumerReads(id, log, clock);
     this.metrics = BrokerMetrics.of(actor.getSystem());
+    this.metadata = metadata;
+    this.state = state;
+    this.promisedAtOpen = state.promisedEpoch();
+  }
+
+  /**
+   * No leader below this epoch may append here or replicate to here: the highest epoch this replica was fenced
+   * at, followed a leader at, or led.
+   */
+  long promisedEpoch() {
+    return state.promisedEpoch();
+  }
+
+  boolean recovering() {
+    return state.recovering();
+  }
+
+  ReplicaState state() {
+    return state;
+  }
+
+  /**
+   * Raises the promise to {@code epoch}, durably, before the caller acts on it (answers the fence, fetches from
+   * the leader, leads). A promise that cannot be stored must not be acted on: the actor fails (and is started
+   * again by its directory).
+   */
+  void promise(long epoch) {
+    store(state.promise(epoch));
+  }
+
+  /** The recovering replica has copied the leader's log up to the commit offset it learned. */
+  void recovered() {
+    if (state.recovering()) {
+      store(state.recovered());
+      actor.getLog().info("replica {} on broker {} recovered: it holds the leader's log up to the commit offset {}",
+          id, brokerId, commitOffset);
+    }
+  }
+
+  private void store(ReplicaState next) {
+    if (next.equals(state)) {
+      return;
+    }
+    try {
+      metadata.write(next);
+    } catch (IOException e) {
+      throw new UncheckedIOException("replica " + id + " cannot store its state in " + metadata.path(), e);
+    }
+    state = next;
+  }
+
+  /** The leader role's check: a promise above {@code epoch} ended that leadership. */
+  boolean fencedAbove(long epoch) {
+    return state.promisedEpoch() > epoch;
   }
 
   /** Raises the known commit offset (never past the local log end) and serves consumers waiting for it. */
@@ -66,12 +124,13 @@ final class ReplicaContext {
   }
 
   ReplicaStatus status(ReplicaRole role, boolean failed) {
-    return new ReplicaStatus(id, brokerId, true, role, log.lastEpoch(), log.logEndOffset(), commitOffset, failed);
+    return new ReplicaStatus(id, brokerId, true, role, log.lastEpoch(), log.logEndOffset(), commitOffset, failed,
+        state.recovering(), state.promisedEpoch());
   }
 
   /** A leader's status, with its in-sync set. */
   ReplicaStatus leaderStatus(ReplicaRole role, List<Integer> inSync) {
     return new ReplicaStatus(id, brokerId, true, role, log.lastEpoch(), log.logEndOffset(), commitOffset, false,
-        inSync);
+        state.recovering(), state.promisedEpoch(), inSync);
   }
 }

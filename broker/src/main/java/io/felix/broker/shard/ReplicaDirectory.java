@@ -4,7 +4,10 @@ import io.felix.broker.assignment.AssignmentTable;
 import io.felix.broker.assignment.ShardAssignment;
 import io.felix.broker.assignment.ShardId;
 import io.felix.broker.log.FlushScheduler;
+import io.felix.broker.log.LogQuarantine;
 import io.felix.broker.log.LogSettings;
+import io.felix.broker.log.ReplicaMetadata;
+import io.felix.broker.log.ReplicaState;
 import io.felix.broker.transport.ReplicationSettings;
 import io.felix.broker.transport.ReplicationTransport;
 import io.felix.broker.wire.ControlMessage;
@@ -14,10 +17,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.Map;
 import java.util.regex.Pattern;
@@ -41,7 +44,8 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
   public static final ServiceKey<Command> SERVICE_KEY = ServiceKey.create(Command.class, "felix-replica-directory");
 
   public sealed interface Command
-      permits ApplyAssignments, FenceShard, DescribeReplica, ReplicaStopped, Respawn, StopReplicaUnretired {}
+      permits ApplyAssignments, FenceShard, DescribeReplica, ReplicaStopped, Respawn, StopReplicaUnretired,
+      PurgeQuarantine {}
 
   /** Ignored unless {@code table.version} is newer than the table held. */
   public record ApplyAssignments(AssignmentTable table) implements Command, ControlMessage {}
@@ -63,6 +67,12 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
   /** Test hook, local only: stops a replica actor without retiring it, the way an exception in it does. */
   record StopReplicaUnretired(ShardId id) implements Command {}
 
+  /** Deletes the quarantined logs past their retention; on a timer. */
+  private enum PurgeQuarantine implements Command { INSTANCE }
+
+  /** How often quarantined logs past their retention are looked for (the retention is hours, by default a day). */
+  private static final Duration PURGE_INTERVAL = Duration.ofMinutes(10);
+
   private final int brokerId;
   private final Path dataDir;
   private final LogSettings logSettings;
@@ -70,6 +80,7 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
   private final ReplicationTransport transport;
   private final ReplicationSettings settings;
   private final ReplicaRegistry registry;
+  private final LogQuarantine quarantine;
   private final Map<ShardId, ActorRef<ShardReplica.Command>> replicas = new HashMap<>();
   private long spawned;
   /** How long a replica that stopped on a failure stays down before it is started again. */
@@ -81,7 +92,8 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
   private static final Pattern REPLICA_DIRECTORY = Pattern.compile("[A-Za-z0-9._*%+-]+-[0-9]+");
 
   private ReplicaDirectory(ActorContext<Command> context, Path dataDir, LogSettings logSettings,
-      FlushScheduler flusher, ReplicationTransport transport, ReplicationSettings settings, ReplicaRegistry registry) {
+      FlushScheduler flusher, ReplicationTransport transport, ReplicationSettings settings, ReplicaRegistry registry,
+      Duration quarantineRetention) {
     super(context);
     this.brokerId = registry.brokerId();
     this.dataDir = dataDir;
@@ -90,13 +102,19 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
     this.transport = transport;
     this.settings = settings;
     this.registry = registry;
+    this.quarantine = new LogQuarantine(dataDir, quarantineRetention, System::currentTimeMillis);
   }
 
   public static Behavior<Command> create(Path dataDir, LogSettings logSettings, FlushScheduler flusher,
-      ReplicationTransport transport, ReplicationSettings settings, ReplicaRegistry registry) {
+      ReplicationTransport transport, ReplicationSettings settings, ReplicaRegistry registry,
+      Duration quarantineRetention) {
     return Behaviors.setup(context -> {
       context.getSystem().receptionist().tell(Receptionist.register(SERVICE_KEY, context.getSelf()));
-      return new ReplicaDirectory(context, dataDir, logSettings, flusher, transport, settings, registry);
+      return Behaviors.withTimers(timers -> {
+        timers.startTimerWithFixedDelay(PurgeQuarantine.INSTANCE, PURGE_INTERVAL);
+        return new ReplicaDirectory(context, dataDir, logSettings, flusher, transport, settings, registry,
+            quarantineRetention);
+      });
     });
   }
 
@@ -109,6 +127,7 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
         .onMessage(ReplicaStopped.class, this::onReplicaStopped)
         .onMessage(Respawn.class, this::onRespawn)
         .onMessage(StopReplicaUnretired.class, this::onStopReplicaUnretired)
+        .onMessageEquals(PurgeQuarantine.INSTANCE, this::onPurgeQuarantine)
         .build();
   }
 
@@ -123,7 +142,8 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
     transport.updatePeers(table.brokers());
     if (!appliedSinceStart) {
       appliedSinceStart = true;
-      deleteLogsNotHostedIn(table);
+      quarantineLogsNotHostedIn(table);
+      onPurgeQuarantine();
     }
     for (ShardAssignment a : table.shards().values()) {
       if (!a.hostedBy(brokerId)) {
@@ -152,6 +172,7 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
   }
 
   private void spawn(ShardAssignment a) {
+    quarantineIfOtherIncarnation(a);
     ActorRef<ShardReplica.Command> replica = getContext().spawn(ShardReplica.create(a, brokerId,
         dataDir.resolve(directoryName(a.id())), logSettings, flusher, transport, settings, registry),
         "replica-" + directoryName(a.id()) + "-" + (++spawned));
@@ -161,12 +182,14 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
   }
 
   /**
-   * Deletes the replica logs on disk that {@code table} does not have this broker host. A stream deleted while the
-   * broker was down was never retired here, and a new stream of the same name starts again at epoch 1: its replica
-   * must not open the old incarnation's log. The table is authoritative for what this broker hosts, even an old one.
-   * Only directories named like a replica log are touched (the data directory may hold other files, e.g. a journal).
+   * Moves the replica logs on disk that {@code table} does not have this broker host into quarantine. A stream
+   * deleted while the broker was down was never retired here, and a new stream of the same name starts again at
+   * epoch 1: its replica must not open the old incarnation's log. The table is authoritative for what this broker
+   * hosts, but the logs are only set aside (see {@link LogQuarantine}), never deleted on the first table after a
+   * start. Only directories named like a replica log are touched (the data directory may hold other files, e.g. a
+   * journal, and the quarantine itself).
    */
-  private void deleteLogsNotHostedIn(AssignmentTable table) {
+  private void quarantineLogsNotHostedIn(AssignmentTable table) {
     Set<String> hosted = new HashSet<>();
     for (ShardAssignment a : table.shards().values()) {
       if (a.hostedBy(brokerId)) {
@@ -185,15 +208,45 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
       return;
     }
     for (Path dir : stale) {
-      getContext().getLog().info("deleting replica log {}: not hosted in assignment table v{}", dir, table.version());
-      try (Stream<Path> tree = Files.walk(dir)) {
-        for (Path p : tree.sorted(Comparator.reverseOrder()).toList()) {
-          Files.delete(p);
-        }
-      } catch (IOException e) {
-        getContext().getLog().warn("broker {} could not delete stale replica log {}: {}", brokerId, dir, e.toString());
-      }
+      moveToQuarantine(dir, "not hosted here in assignment table v" + table.version());
     }
+  }
+
+  /** A hosted shard's directory that holds another incarnation of the stream is set aside, not opened. */
+  private void quarantineIfOtherIncarnation(ShardAssignment a) {
+    Path dir = dataDir.resolve(directoryName(a.id()));
+    Optional<ReplicaState> stored;
+    try {
+      stored = Files.isDirectory(dir) ? new ReplicaMetadata(dir).read() : Optional.empty();
+    } catch (IOException e) {
+      return; // the replica fails on it and says why
+    }
+    if (stored.isPresent() && !stored.get().incarnation().equals(a.incarnation())) {
+      moveToQuarantine(dir, "it holds incarnation " + stored.get().incarnation() + " of stream '" + a.id().stream()
+          + "', the table's is " + a.incarnation());
+    }
+  }
+
+  private void moveToQuarantine(Path dir, String why) {
+    try {
+      Path moved = quarantine.quarantine(dir);
+      getContext().getLog().warn("broker {} moved replica log {} to {}: {}", brokerId, dir, moved, why);
+    } catch (IOException e) {
+      getContext().getLog().warn("broker {} could not move replica log {} to quarantine ({}): {}", brokerId, dir, why,
+          e.toString());
+    }
+  }
+
+  private Behavior<Command> onPurgeQuarantine() {
+    try {
+      for (Path expired : quarantine.purgeExpired()) {
+        getContext().getLog().info("broker {} deleted quarantined replica log {}: past its retention", brokerId,
+            expired);
+      }
+    } catch (IOException e) {
+      getContext().getLog().warn("broker {} could not purge its quarantined replica logs: {}", brokerId, e.toString());
+    }
+    return this;
   }
 
   private Behavior<Command> onFence(FenceShard fence) {

@@ -13,12 +13,17 @@ import java.util.List;
  * @param logEndOffset the next offset the local log would assign
  * @param commitOffset the highest commit offset (high watermark) this replica knows of
  * @param failed true when the replica's log failed (see {@link FailedReplica}) and it serves nothing
+ * @param recovering true while the replica restarts without its data (a wiped directory) and has not yet copied the
+ *     leader's log up to the commit offset: it may hold less than was committed, so it never leads, counts towards
+ *     no failover quorum and is never promoted
+ * @param promisedEpoch the highest epoch the replica has persisted as promised (fenced at, followed, led), -1 for
+ *     none: a failover round must fence above it
  * @param inSync a leader's in-sync replicas, itself included, in ascending broker id order; empty for any other
  *     role (only the leader knows who keeps up with it)
  */
 public record ReplicaStatus(
     ShardId id, int brokerId, boolean hosted, ReplicaRole role, long lastEpoch, long logEndOffset, long commitOffset,
-    boolean failed, List<Integer> inSync) implements ControlMessage {
+    boolean failed, boolean recovering, long promisedEpoch, List<Integer> inSync) implements ControlMessage {
 
   public ReplicaStatus {
     inSync = List.copyOf(inSync);
@@ -26,17 +31,18 @@ public record ReplicaStatus(
 
   /** The status of a replica that is not a leader (no in-sync set). */
   public ReplicaStatus(ShardId id, int brokerId, boolean hosted, ReplicaRole role, long lastEpoch, long logEndOffset,
-      long commitOffset, boolean failed) {
-    this(id, brokerId, hosted, role, lastEpoch, logEndOffset, commitOffset, failed, List.of());
+      long commitOffset, boolean failed, boolean recovering, long promisedEpoch) {
+    this(id, brokerId, hosted, role, lastEpoch, logEndOffset, commitOffset, failed, recovering, promisedEpoch,
+        List.of());
   }
 
   public static ReplicaStatus notHosted(ShardId id, int brokerId) {
-    return new ReplicaStatus(id, brokerId, false, ReplicaRole.NONE, -1, 0, 0, false);
+    return new ReplicaStatus(id, brokerId, false, ReplicaRole.NONE, -1, 0, 0, false, false, -1);
   }
 
   /** A hosted replica whose log failed: it holds nothing it would serve. */
   public static ReplicaStatus failed(ShardId id, int brokerId) {
-    return new ReplicaStatus(id, brokerId, true, ReplicaRole.FAILED, -1, 0, 0, true);
+    return new ReplicaStatus(id, brokerId, true, ReplicaRole.FAILED, -1, 0, 0, true, false, -1);
   }
 
   /**

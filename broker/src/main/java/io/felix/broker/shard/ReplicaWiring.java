@@ -1,9 +1,13 @@
 package io.felix.broker.shard;
 
+import io.felix.broker.assignment.ShardAssignment;
 import io.felix.broker.assignment.ShardId;
+import io.felix.broker.log.ReplicaMetadata;
+import io.felix.broker.log.ReplicaState;
 import io.felix.broker.log.ShardLog;
 import io.felix.broker.transport.ReplicationSettings;
 import io.felix.broker.transport.ReplicationTransport;
+import java.io.IOException;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 
 /**
@@ -14,7 +18,52 @@ record ReplicaWiring(ShardId id, int brokerId, LogOpener opener, ReplicationTran
     ReplicationSettings settings, ReplicaRegistry registry, ActorContext<ShardReplica.Command> actor,
     ReplicaClock clock) {
 
-  ReplicaContext contextFor(ShardLog log) {
-    return new ReplicaContext(this, log);
+  /**
+   * Opens the log and its {@code replica.state}: when the replica starts, and again every reopen interval while the
+   * log is failed. The log is closed again when its state cannot be had.
+   *
+   * @throws IOException when the log cannot be opened, or its state cannot be read or written or belongs to another
+   *     incarnation of the stream
+   */
+  ReplicaContext open(ShardAssignment assignment) throws IOException {
+    ShardLog log = opener.open();
+    ReplicaMetadata metadata = new ReplicaMetadata(opener.dir());
+    try {
+      return new ReplicaContext(this, log, metadata, openState(metadata, log, assignment));
+    } catch (IOException | RuntimeException e) {
+      try {
+        log.close();
+      } catch (IOException ignored) {
+        // the replica fails either way; the reason reported is the state's
+      }
+      throw e;
+    }
+  }
+
+  /** A context over an already open log with a given state (tests). */
+  ReplicaContext contextFor(ShardLog log, ReplicaState state) {
+    return new ReplicaContext(this, log, new ReplicaMetadata(log.directory()), state);
+  }
+
+  /**
+   * The replica's state as it opens, stored before anything acts on it. Without a {@code replica.state}: a log
+   * written before the file existed promises its last epoch (what it may have led or followed at); an empty one
+   * is new or lost its directory (wiped), which nothing here can tell apart, so it is recovering: it vouches for
+   * nothing until it has caught up with a leader (a new shard's followers do so at once, the commit offset being
+   * 0), and leads only provisionally (see {@link LeadRule}).
+   */
+  private static ReplicaState openState(ReplicaMetadata metadata, ShardLog log, ShardAssignment a)
+      throws IOException {
+    var stored = metadata.read();
+    if (stored.isPresent()) {
+      if (!stored.get().incarnation().equals(a.incarnation())) {
+        throw new IOException("its directory " + log.directory() + " holds incarnation "
+            + stored.get().incarnation() + " of the stream, the table's is " + a.incarnation());
+      }
+      return stored.get();
+    }
+    ReplicaState state = new ReplicaState(a.incarnation(), log.lastEpoch(), log.logEndOffset() == 0);
+    metadata.write(state);
+    return state;
   }
 }

@@ -37,6 +37,10 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
   private long nextFetchAtNanos;
   /** The stored offset the last fetch reported: a higher one is worth an ack of its own. */
   private long reportedStored = -1;
+  /** The highest commit offset the current leader has sent, -1 before its first answer. */
+  private long learnedCommit = -1;
+  /** The incarnation mismatch was logged for the current leadership (it is said once, not on every retry). */
+  private boolean mismatchLogged;
   /** When this replica last told the singleton it is assigned to lead but does not; null before the first time. */
   private Long notServingReportedAtNanos;
 
@@ -70,7 +74,7 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
         })
         .onMessage(ShardReplica.Assign.class, this::onAssign)
         .onMessage(ShardReplica.Fence.class, f -> {
-          ctx.fenceEpoch = Math.max(ctx.fenceEpoch, f.newEpoch());
+          ctx.promise(f.newEpoch());
           f.replyTo().tell(ctx.status(role(), false));
           return this;
         })
@@ -91,7 +95,13 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
   private void follow(ShardAssignment a) {
     assignment = a;
     outstanding = false;
+    learnedCommit = -1;
+    if (a.leader() != ShardAssignment.NO_LEADER && a.leader() != ctx.brokerId && !canFetch()) {
+      ctx.actor.getLog().info("replica {} will not follow broker {} at epoch {}: it has promised epoch {}", ctx.id,
+          a.leader(), a.leaderEpoch(), ctx.promisedEpoch());
+    }
     if (canFetch()) {
+      ctx.promise(a.leaderEpoch()); // before the first fetch: it acks, and acks count only under the promise
       ctx.actor.getLog().info("replica {} follows broker {} at epoch {}{} from offset {} (last epoch {})", ctx.id,
           a.leader(), a.leaderEpoch(), isLearner() ? " as a learner" : "", ctx.log.logEndOffset(), ctx.log.lastEpoch());
       sendFetch();
@@ -100,7 +110,7 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
 
   private boolean canFetch() {
     return assignment.leader() != ShardAssignment.NO_LEADER && assignment.leader() != ctx.brokerId
-        && assignment.leaderEpoch() >= ctx.fenceEpoch;
+        && assignment.leaderEpoch() >= ctx.promisedEpoch();
   }
 
   private boolean isLearner() {
@@ -112,7 +122,7 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
   }
 
   private ReplicaRole role() {
-    if (!canFetch() && assignment.leaderEpoch() < ctx.fenceEpoch) {
+    if (!canFetch() && assignment.leaderEpoch() < ctx.promisedEpoch()) {
       return ReplicaRole.FENCED;
     }
     return isLearner() ? ReplicaRole.LEARNER : ReplicaRole.FOLLOWER;
@@ -135,7 +145,8 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
     return ReplicaFetch.newBuilder()
         .setShard(ShardRefs.toRef(ctx.id)).setLeaderEpoch(assignment.leaderEpoch())
         .setFollowerId(ctx.brokerId).setFetchOffset(ctx.log.logEndOffset()).setLastFetchedEpoch(ctx.log.lastEpoch())
-        .setDurableOffset(reportedStored).setMaxBytes(ctx.settings.fetchMaxBytes()).setFetchId(fetchId);
+        .setDurableOffset(reportedStored).setMaxBytes(ctx.settings.fetchMaxBytes()).setFetchId(fetchId)
+        .setIncarnation(ctx.state().incarnation().toString());
   }
 
   private Behavior<ShardReplica.Command> onFetchResult(ShardReplica.FetchResultArrived arrived) {
@@ -143,6 +154,19 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
     if (arrived.fromBroker() != assignment.leader() || !canFetch()
         || r.getFetchOffset() != ctx.log.logEndOffset()) {
       return this; // not from our leader, no longer wanted, or answers a fetch from another log end (older, resent)
+    }
+    if (r.getError() == FetchError.FETCH_INCARNATION_MISMATCH) {
+      if (!mismatchLogged) {
+        mismatchLogged = true;
+        ctx.actor.getLog().warn("replica {} (incarnation {}): broker {} leads another incarnation of the stream at "
+            + "epoch {}; nothing is copied or truncated", ctx.id, ctx.state().incarnation(), arrived.fromBroker(),
+            r.getLeaderEpoch());
+      }
+      if (r.getFetchId() == fetchId) {
+        outstanding = false;
+        nextFetchAtNanos = ctx.clock.nanoTime() + RETRY_NANOS;
+      }
+      return this;
     }
     if (r.getLeaderEpoch() != assignment.leaderEpoch() || r.getError() == FetchError.FETCH_EPOCH_MISMATCH
         || r.getError() == FetchError.FETCH_NOT_LEADER || r.getError() == FetchError.FETCH_REPLICA_FAILED) {
@@ -165,8 +189,10 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
       return this;
     }
     outstanding = false;
+    learnedCommit = Math.max(learnedCommit, r.getCommitOffset());
     if (r.getBatches().isEmpty()) {
       ctx.commitTo(r.getCommitOffset());
+      checkRecovered();
       sendFetch();
       return this;
     }
@@ -208,7 +234,15 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
     }
   }
 
+  /** A recovering replica has recovered once it stores the leader's log up to the commit offset it learned. */
+  private void checkRecovered() {
+    if (ctx.recovering() && learnedCommit >= 0 && ctx.log.storedOffset() >= learnedCommit) {
+      ctx.recovered();
+    }
+  }
+
   private Behavior<ShardReplica.Command> onStored(ShardReplica.Stored s) {
+    checkRecovered();
     if (canFetch() && s.offset() > reportedStored) {
       if (outstanding) {
         sendAck(); // the ack the leader waits for; the fetch that is out stays as it is
@@ -260,7 +294,7 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
     }
     if (next.leader() == ctx.brokerId) {
       ctx.reads.releaseAll(ctx.commitOffset);
-      return ShardReplica.roleFor(ctx, next, false);
+      return ShardReplica.roleFor(ctx, next);
     }
     boolean sameLeadership = next.leaderEpoch() == assignment.leaderEpoch() && next.leader() == assignment.leader();
     if (sameLeadership) {

@@ -15,6 +15,8 @@ import io.felix.protocol.replication.ReplicaFetchResult;
 import io.felix.protocol.replication.ReplicationFrame;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.HashSet;
+import java.util.Set;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
@@ -43,6 +45,13 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
   private final FollowerProgress followers;
   private long stored;
   private boolean fenced;
+  /**
+   * Leading with neither state nor log at the start (see {@link LeadRule}): a new shard, or a lost directory. It
+   * takes no appends until a majority of the replica set agrees with its (empty) log; a follower that holds more
+   * makes it step down instead.
+   */
+  private boolean provisional;
+  private final Set<Integer> agreeing = new HashSet<>();
 
   private ShardLeader(ReplicaContext ctx, ShardAssignment assignment) {
     super(ctx.actor);
@@ -50,6 +59,11 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
     this.assignment = assignment;
     this.epoch = assignment.leaderEpoch();
     this.pending = new PendingProduces(epoch, ctx.clock);
+    this.provisional = ctx.recovering();
+    if (provisional && assignment.quorumSize() == 1) {
+      provisional = false; // a replica set of one: no other copy could show what it lacks
+      ctx.recovered();
+    }
     long end = ctx.log.logEndOffset();
     if (end > 0 && ctx.log.lastEpoch() < epoch) {
       long now = ctx.clock.currentTimeMillis();
@@ -107,7 +121,9 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
     p.reply().whenComplete((response, failure) -> ctx.metrics.produceAnswered(r.getAcks().name().toLowerCase(),
         failure == null && (!response.hasError() || response.getError().getCode() == ErrorCode.NONE),
         Duration.ofNanos(ctx.clock.nanoTime() - arrived)));
-    if (fenced || ctx.fenceEpoch > epoch) {
+    if (fenced || ctx.fencedAbove(epoch) || provisional) {
+      // A provisional leader appends nothing: a record of its epoch written before it learns that it lost its
+      // data would sit beside the committed records of the same epoch on other replicas, a fork no epoch shows.
       p.reply().complete(ShardReplica.notLeader(ctx.id, -1, ctx.registry));
       return this;
     }
@@ -159,11 +175,24 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
       ShardReplica.refuseFetch(ctx, f, epoch, FetchError.FETCH_EPOCH_MISMATCH);
       return this;
     }
+    if (!fetch.getIncarnation().isEmpty() && !fetch.getIncarnation().equals(ctx.state().incarnation().toString())) {
+      // Another incarnation of the stream (deleted and created again): its log is not ours to align or fill.
+      ShardReplica.refuseFetch(ctx, f, epoch, FetchError.FETCH_INCARNATION_MISMATCH);
+      return this;
+    }
     if (!followers.tracks(f.fromBroker())) {
       ShardReplica.refuseFetch(ctx, f, epoch, FetchError.FETCH_NOT_LEADER); // not in the replica set or learners
       return this;
     }
     long offset = fetch.getFetchOffset();
+    if (provisional && offset > ctx.log.logEndOffset()) {
+      // Records this replica never had as a new shard's leader: it lost its directory. Telling the follower to
+      // truncate would destroy them; step down instead, so a failover round chooses a replica that holds them.
+      fence("broker " + f.fromBroker() + " holds records up to offset " + offset + " that its log (end "
+          + ctx.log.logEndOffset() + ") lacks: this replica lost its data and stays recovering");
+      ShardReplica.refuseFetch(ctx, f, epoch, FetchError.FETCH_NOT_LEADER);
+      return this;
+    }
     EpochEnd agreed = ctx.log.epochEndFor(fetch.getLastFetchedEpoch());
     if (offset > ctx.log.logEndOffset() || agreed.epoch() != fetch.getLastFetchedEpoch()
         || offset > agreed.endOffset()) {
@@ -175,6 +204,7 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
           .setDivergingEndOffset(agreed.endOffset())).build());
       return this;
     }
+    confirmProvisional(f.fromBroker());
     long now = ctx.clock.nanoTime();
     ctx.metrics.replicationLag(ctx.id, f.fromBroker(), ctx.log.logEndOffset() - offset);
     followers.onFetch(f.fromBroker(), offset, fetch.getDurableOffset(), now);
@@ -217,11 +247,11 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
     pending.failAll("leadership of " + ctx.id + " moved to epoch " + next.leaderEpoch());
     ctx.reads.releaseAll(ctx.commitOffset);
     ctx.metrics.underReplicated(ctx.id, false); // the new leader reports it
-    return ShardReplica.roleFor(ctx, next, false);
+    return ShardReplica.roleFor(ctx, next);
   }
 
   private Behavior<ShardReplica.Command> onFence(ShardReplica.Fence f) {
-    ctx.fenceEpoch = Math.max(ctx.fenceEpoch, f.newEpoch());
+    ctx.promise(f.newEpoch());
     if (f.newEpoch() > epoch) {
       fence("fenced at epoch " + f.newEpoch());
     }
@@ -236,6 +266,17 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
   /** Exports whether this shard has fewer replicas in sync than in its replica set (a follower failed, down, slow). */
   private void reportReplication() {
     ctx.metrics.underReplicated(ctx.id, followers.inSyncReplicas().size() < assignment.replicas().size());
+  }
+
+  /** A follower's log agrees with this one: once a majority does, a provisional leader holds what it should. */
+  private void confirmProvisional(int follower) {
+    if (provisional && !fenced && assignment.replicas().contains(follower)) {
+      agreeing.add(follower);
+      if (agreeing.size() + 1 >= assignment.quorumSize()) {
+        provisional = false;
+        ctx.recovered();
+      }
+    }
   }
 
   private void fence(String why) {

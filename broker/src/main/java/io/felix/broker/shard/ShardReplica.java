@@ -6,6 +6,8 @@ import io.felix.broker.assignment.ShardId;
 import io.felix.protocol.Errors;
 import io.felix.broker.log.FlushScheduler;
 import io.felix.broker.log.LogSettings;
+import io.felix.broker.log.ReplicaMetadata;
+import io.felix.broker.log.ReplicaState;
 import io.felix.broker.log.ShardLog;
 import io.felix.broker.transport.ReplicationSettings;
 import io.felix.broker.transport.ReplicationTransport;
@@ -16,6 +18,7 @@ import io.felix.protocol.replication.FetchError;
 import io.felix.protocol.replication.ReplicaFetch;
 import io.felix.protocol.replication.ReplicaFetchResult;
 import io.felix.protocol.replication.ReplicationFrame;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -88,49 +91,46 @@ public final class ShardReplica {
       timers.startTimerWithFixedDelay(TICK_KEY, Tick.INSTANCE, tickInterval(settings));
       ReplicaWiring wiring = new ReplicaWiring(id, brokerId, new LogOpener(dir, logSettings, flusher), transport,
           settings, registry, actor, ReplicaClock.SYSTEM);
-      ShardLog log;
+      ReplicaContext ctx;
       try {
-        log = wiring.opener().open();
+        ctx = wiring.open(assignment);
       } catch (Exception e) {
         actor.getLog().error("replica {} on broker {} failed: its log in {} cannot be opened: {}", id, brokerId, dir,
             e.getMessage());
         return FailedReplica.afterOpenFailed(wiring, assignment, e.getMessage());
       }
-      actor.getLog().info("replica {} on broker {} opened: log end {}, last epoch {}", id, brokerId,
-          log.logEndOffset(), log.lastEpoch());
-      return roleFor(wiring.contextFor(log), assignment, true);
+      ReplicaState state = ctx.state();
+      actor.getLog().info("replica {} on broker {} opened: log end {}, last epoch {}, promised epoch {}{}", id,
+          brokerId, ctx.log.logEndOffset(), ctx.log.lastEpoch(), state.promisedEpoch(),
+          state.recovering() ? ", new or wiped: it vouches for nothing until it has caught up with a leader" : "");
+      return roleFor(ctx, assignment);
     }));
   }
 
-  /** The behaviour for an assignment. {@code fresh}: the actor has just opened its log (a start or restart). */
-  static Behavior<Command> roleFor(ReplicaContext ctx, ShardAssignment a, boolean fresh) {
-    if (a.leader() == ctx.brokerId) {
-      // A replica that starts with its log already holding the assigned epoch may have lost unflushed records that
-      // its followers hold under that same epoch: leading again at it could fork the log without an epoch showing
-      // it. Only a new epoch is safe, so it waits for one.
-      if (fresh && ctx.log.lastEpoch() >= a.leaderEpoch() && ctx.log.logEndOffset() > 0) {
-        ctx.actor.getLog().warn("replica {} will not lead at epoch {}: its log already holds that epoch from before "
-            + "a restart; waiting for a newer epoch", ctx.id, a.leaderEpoch());
-        ctx.fenceEpoch = Math.max(ctx.fenceEpoch, a.leaderEpoch() + 1);
-        ctx.refusal = NotServingReason.EPOCH_HELD_BEFORE_RESTART;
-        return ShardFollower.create(ctx, a);
-      }
-      if (a.leaderEpoch() < ctx.fenceEpoch) {
-        ctx.actor.getLog().warn("replica {} will not lead at epoch {}: fenced at epoch {}", ctx.id, a.leaderEpoch(),
-            ctx.fenceEpoch);
-        return ShardFollower.create(ctx, a);
-      }
-      try {
-        return ShardLeader.create(ctx, a);
-      } catch (RuntimeException e) {
-        if (!ctx.log.failed()) {
-          throw e;
-        }
-        // Its epoch marker could not be written (a full disk): failed, not crashed, so the log is closed.
-        return FailedReplica.afterRunFailed(ctx, a, "writing its epoch marker failed: " + e.getMessage());
-      }
+  /** The behaviour for an assignment: leader only as {@link LeadRule} allows, else a follower. */
+  static Behavior<Command> roleFor(ReplicaContext ctx, ShardAssignment a) {
+    if (a.leader() != ctx.brokerId) {
+      return ShardFollower.create(ctx, a);
     }
-    return ShardFollower.create(ctx, a);
+    LeadRule.Verdict verdict = LeadRule.decide(a.leaderEpoch(), ctx.promisedAtOpen, ctx.promisedEpoch(),
+        ctx.recovering(), ctx.log.logEndOffset() == 0);
+    if (verdict != LeadRule.Verdict.LEAD && verdict != LeadRule.Verdict.LEAD_PROVISIONALLY) {
+      ctx.refusal = verdict.notServingReason();
+      ctx.actor.getLog().warn("replica {} on broker {} will not lead at epoch {}: {}; it waits for a newer epoch",
+          ctx.id, ctx.brokerId, a.leaderEpoch(),
+          LeadRule.reason(verdict, a.leaderEpoch(), ctx.promisedAtOpen, ctx.promisedEpoch()));
+      return ShardFollower.create(ctx, a);
+    }
+    ctx.promise(a.leaderEpoch());
+    try {
+      return ShardLeader.create(ctx, a);
+    } catch (RuntimeException e) {
+      if (!ctx.log.failed()) {
+        throw e;
+      }
+      // Its epoch marker could not be written (a full disk): failed, not crashed, so the log is closed.
+      return FailedReplica.afterRunFailed(ctx, a, "writing its epoch marker failed: " + e.getMessage());
+    }
   }
 
   private static Duration tickInterval(ReplicationSettings settings) {

@@ -15,7 +15,8 @@ class BrokerSettingsTest {
   @Test
   void referenceConfDefaultsAreReadOnce() {
     BrokerSettings s = BrokerSettings.fromConfig(ConfigFactory.load());
-    assertEquals(new BrokerSettings(0, Optional.empty(), 0, "127.0.0.1", Path.of("data"), 7070, 7071), s);
+    assertEquals(new BrokerSettings(0, Optional.empty(), 0, "127.0.0.1", Path.of("data"), 7070, 7071,
+        java.time.Duration.ofHours(24)), s);
     assertEquals("broker-0", s.clusterRole());
   }
 

@@ -2,6 +2,8 @@ package io.felix.broker.control;
 
 import static io.felix.broker.control.TestReplicas.holding;
 import static io.felix.broker.control.TestReplicas.notHosted;
+import static io.felix.broker.control.TestReplicas.promised;
+import static io.felix.broker.control.TestReplicas.recovering;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.felix.broker.assignment.ShardAssignment;
@@ -86,6 +88,38 @@ class FailoverRoundsTest {
 
     rounds.answered(holding(SHARD, survivors.get(0), 1, 40), 2);
     assertEquals(List.of(new LeaderPromoted(SHARD, survivors.get(1), 2, lost)),
+        rounds.progress(state, available, Set.of(SHARD)));
+  }
+
+  @Test
+  void aRecoveringReplicaCountsTowardsNoQuorumAndIsNeverPromoted() {
+    rounds.progress(state, available, Set.of(SHARD));
+    // The replica that lost its data answers, with the longest log it has copied so far: it vouches for nothing.
+    rounds.answered(recovering(SHARD, survivors.get(0), 80), 2);
+    rounds.answered(holding(SHARD, survivors.get(1), 1, 45), 2);
+    clock.advance(10);
+    assertEquals(List.of(), rounds.progress(state, available, Set.of(SHARD)), "one sound answer is no majority");
+
+    // The lost leader comes back with its log: with it, two sound replicas answered; the better one is promoted.
+    Set<Integer> everyone = Set.copyOf(shard.replicas());
+    rounds.answered(holding(SHARD, lost, 1, 50), 2);
+    assertEquals(List.of(new LeaderPromoted(SHARD, lost, 2, lost)), rounds.progress(state, everyone, Set.of(SHARD)));
+  }
+
+  @Test
+  void aRoundRestartsAboveTheHighestEpochAReplicaReportsPromising() {
+    rounds.progress(state, available, Set.of(SHARD));
+    probe.drain();
+    // A survivor had promised epoch 4 (a round of an earlier singleton, never persisted): fencing at 2 cannot work.
+    rounds.answered(promised(SHARD, survivors.get(0), 1, 40, 4), 2);
+    rounds.answered(holding(SHARD, survivors.get(1), 1, 45), 2);
+    assertEquals(List.of(), rounds.progress(state, available, Set.of(SHARD)), "no promotion at epoch 2");
+    assertEquals(List.of("fence " + survivors.get(0) + " s/0 @5", "fence " + survivors.get(1) + " s/0 @5"),
+        probe.drain(), "the round starts again above the reported promise");
+
+    rounds.answered(promised(SHARD, survivors.get(0), 1, 40, 5), 5);
+    rounds.answered(promised(SHARD, survivors.get(1), 1, 45, 5), 5);
+    assertEquals(List.of(new LeaderPromoted(SHARD, survivors.get(1), 5, lost)),
         rounds.progress(state, available, Set.of(SHARD)));
   }
 

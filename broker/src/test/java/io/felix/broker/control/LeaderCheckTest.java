@@ -31,7 +31,7 @@ class LeaderCheckTest {
   private final Set<Integer> everyone = Set.of(0, 1, 2);
 
   private ReplicaStatus leaderAnswers(ReplicaRole role) {
-    return new ReplicaStatus(SHARD, shard.leader(), true, role, 1, 10, 10, false);
+    return new ReplicaStatus(SHARD, shard.leader(), true, role, 1, 10, 10, false, false, 1);
   }
 
   @Test
@@ -79,7 +79,7 @@ class LeaderCheckTest {
     assertFalse(check.notServing(shard), "the suspicion starts again after the leader led");
 
     int follower = shard.replicas().stream().filter(b -> b != shard.leader()).findFirst().orElseThrow();
-    check.answered(new ReplicaStatus(SHARD, follower, true, ReplicaRole.FOLLOWER, 1, 10, 10, false), 0);
+    check.answered(new ReplicaStatus(SHARD, follower, true, ReplicaRole.FOLLOWER, 1, 10, 10, false, false, 1), 0);
     clock.advance(INTERVAL);
     check.answered(leaderAnswers(ReplicaRole.FENCED), 2);
     assertFalse(check.notServing(shard));

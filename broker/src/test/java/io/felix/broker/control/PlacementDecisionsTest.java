@@ -2,6 +2,7 @@ package io.felix.broker.control;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
@@ -42,7 +43,9 @@ class PlacementDecisionsTest {
   void newTwelveShardStreamIsPlacedFourFourFourAtEpochOne() {
     Decision decision = decisions.createStream(threeBrokers(), Set.of(0, 1, 2), "perf-quorum", 12, 3);
     assertEquals(13, decision.events().size());
-    assertEquals(new StreamCreated("perf-quorum", 12, 3), decision.events().get(0));
+    StreamCreated created = (StreamCreated) decision.events().get(0);
+    assertEquals(new StreamCreated("perf-quorum", 12, 3, created.incarnation()), created);
+    assertNotEquals(ShardAssignment.legacyIncarnation("perf-quorum"), created.incarnation(), "a fresh incarnation");
     ControlState state = replay(threeBrokers(), decision.events());
     for (int broker = 0; broker < 3; broker++) {
       assertEquals(4, state.leadersOn(broker), "broker " + broker);
@@ -93,7 +96,7 @@ class PlacementDecisionsTest {
 
   /** Three one-replica shards all led by broker 0: a pass balances them by moving two away. */
   private static ControlState threeShardsOnBrokerZero() {
-    ControlState state = replay(threeBrokers(), List.of(new StreamCreated("s", 3, 1)));
+    ControlState state = replay(threeBrokers(), List.of(new StreamCreated("s", 3, 1, ShardAssignment.legacyIncarnation("s"))));
     for (int shard = 0; shard < 3; shard++) {
       state = state.apply(new ShardPlaced(new ShardId("s", shard), List.of(0), 0, 1));
     }

@@ -18,11 +18,11 @@ class UnderReplicationTest {
   static final ShardAssignment LED_BY_0 = new ShardAssignment(ORDERS_0, List.of(0, 1, 2), List.of(), 0, 4);
 
   static ReplicaStatus leader(ShardId id, int broker, Integer... inSync) {
-    return new ReplicaStatus(id, broker, true, ReplicaRole.LEADER, 4, 90, 90, false, List.of(inSync));
+    return new ReplicaStatus(id, broker, true, ReplicaRole.LEADER, 4, 90, 90, false, false, 4, List.of(inSync));
   }
 
   static ReplicaStatus follower(ShardId id, int broker) {
-    return new ReplicaStatus(id, broker, true, ReplicaRole.FOLLOWER, 4, 90, 90, false);
+    return new ReplicaStatus(id, broker, true, ReplicaRole.FOLLOWER, 4, 90, 90, false, false, 4);
   }
 
   @Test

@@ -79,9 +79,9 @@ class ControlMessageSerializerTest {
       new BrokerJoined(1, "zone-a", 0, BROKER_1),
       new BrokerJoined(2, "", 4, BROKER_2),
       new BrokerJoined(3, "zone-b", 0, BROKER_3),
-      new StreamCreated("orders", 1, 3),
-      new StreamCreated("clicks", 8, 1),
-      new StreamCreated("gone", 1, 1),
+      new StreamCreated("orders", 1, 3, java.util.UUID.fromString("0b5e7f0e-9a53-4d0e-8d0c-0f3c4f6f2a10")),
+      new StreamCreated("clicks", 8, 1, null),
+      new StreamCreated("gone", 1, 1, java.util.UUID.randomUUID()),
       new ShardPlaced(ORDERS_0, List.of(1, 2, 3), 1, 1),
       new ShardPlaced(CLICKS_7, List.of(3), 3, 1),
       new ShardPlaced(new ShardId("gone", 0), List.of(2), 2, 1),
@@ -120,7 +120,7 @@ class ControlMessageSerializerTest {
         new ReplicaDirectory.ApplyAssignments(table),
         new ReplicaDirectory.FenceShard(ORDERS_0, 10, statusTo),
         new ReplicaDirectory.DescribeReplica(CLICKS_7, statusTo),
-        new ReplicaStatus(ORDERS_0, 3, true, ReplicaRole.FOLLOWER, 9, 12_345, 12_000, false),
+        new ReplicaStatus(ORDERS_0, 3, true, ReplicaRole.FOLLOWER, 9, 12_345, 12_000, false, true, 10),
         table,
         new AssignmentHolder.Publish(table),
         new AssignmentHolder.Advertise(BROKER_2),
@@ -153,10 +153,12 @@ class ControlMessageSerializerTest {
   @Test
   void aReplicaStatusRoundTripsWithEveryRole() throws Exception {
     for (ReplicaRole role : ReplicaRole.values()) {
-      ReplicaStatus status = new ReplicaStatus(CLICKS_7, 5, true, role, 3, 70, 60, role == ReplicaRole.FAILED);
+      ReplicaStatus status = new ReplicaStatus(CLICKS_7, 5, true, role, 3, 70, 60, role == ReplicaRole.FAILED,
+          role == ReplicaRole.FOLLOWER, 4);
       assertEquals(status, roundTrip(status));
     }
-    ReplicaStatus leader = new ReplicaStatus(CLICKS_7, 5, true, ReplicaRole.LEADER, 3, 70, 60, false, List.of(2, 5));
+    ReplicaStatus leader = new ReplicaStatus(CLICKS_7, 5, true, ReplicaRole.LEADER, 3, 70, 60, false, false, 4,
+        List.of(2, 5));
     assertEquals(leader, roundTrip(leader)); // its in-sync set (fields 50-59)
     ReplicaStatus notHosted = ReplicaStatus.notHosted(CLICKS_7, 5);
     assertEquals(ReplicaRole.NONE, notHosted.role());
@@ -190,7 +192,8 @@ class ControlMessageSerializerTest {
       assertTrue(ControlMessage.class.isAssignableFrom(mapped), mapped + " is mapped but has no marker");
     }
     assertEquals(Set.of("ReplicaAnswered", "PlacementTick", "MembershipChanged", "Listed", "ProgressTick",
-            "RegisterTick", "ReplicaStopped", "Respawn", "StopReplicaUnretired", "TableHeld", "HeldTablesWaitOver"),
+            "RegisterTick", "ReplicaStopped", "Respawn", "StopReplicaUnretired", "TableHeld", "HeldTablesWaitOver",
+            "PurgeQuarantine"),
         localOnly.stream().map(Class::getSimpleName).collect(Collectors.toSet()));
     for (Class<?> local : localOnly) {
       assertFalse(canCrossArtery(local), local.getName());

@@ -6,6 +6,8 @@ import io.felix.broker.assignment.ShardAssignment;
 import io.felix.broker.assignment.ShardId;
 import io.felix.broker.log.FlushScheduler;
 import io.felix.broker.log.LogSettings;
+import io.felix.broker.log.ReplicaMetadata;
+import io.felix.broker.log.ReplicaState;
 import io.felix.broker.log.ShardLog;
 import io.felix.broker.transport.ReplicationSettings;
 import io.felix.protocol.client.Acks;
@@ -54,6 +56,8 @@ final class ReplicaFixture implements AutoCloseable {
   private final FlushScheduler flusher;
   private final List<ShardLog> otherLogs = new ArrayList<>();
   private ActorRef<ShardReplica.Command> replica;
+  /** The replica state the next started actor opens with (a test may set one that is recovering or has promised). */
+  ReplicaState initialState = new ReplicaState(ShardAssignment.legacyIncarnation(SHARD.stream()), -1, false);
 
   /** A test kit whose probes and awaitAssert wait {@link #PATIENCE}. */
   static ActorTestKit testKit(String name) {
@@ -84,7 +88,8 @@ final class ReplicaFixture implements AutoCloseable {
   }
 
   private ActorRef<ShardReplica.Command> start(Function<ReplicaContext, Behavior<ShardReplica.Command>> role) {
-    replica = kit.spawn(Behaviors.setup(actor -> role.apply(wiring(actor, log.directory()).contextFor(log))));
+    replica = kit.spawn(Behaviors.setup(actor -> role.apply(
+        wiring(actor, log.directory()).contextFor(log, initialState))));
     return replica;
   }
 

@@ -13,6 +13,7 @@ import io.felix.broker.assignment.ShardAssignment;
 import io.felix.broker.log.BatchDecoder;
 import io.felix.broker.log.EpochStart;
 import io.felix.broker.log.LogBatch;
+import io.felix.broker.log.ReplicaState;
 import io.felix.protocol.client.Acks;
 import io.felix.protocol.client.ErrorCode;
 import io.felix.protocol.client.Response;
@@ -114,6 +115,36 @@ class ShardLeaderTest extends ReplicaActorTest {
     assertEquals(ErrorCode.NOT_LEADER, refused.getError().getCode());
     assertTrue(refused.getError().getNotAppended());
     assertEquals(1, replica.log.logEndOffset());
+  }
+
+  @Test
+  void aProvisionalLeaderAppendsNothingUntilAFollowerAgreesAndStepsDownWithoutTruncatingOneThatHoldsMore()
+      throws Exception {
+    // Opened with neither state nor log: a new shard's leader, or one whose directory was wiped.
+    replica.initialState = new ReplicaState(ShardAssignment.legacyIncarnation(SHARD.stream()), -1, true);
+    replica.startLeader(leading(2));
+    Response early = await(replica.produce(Acks.LEADER, 1));
+    assertEquals(ErrorCode.NOT_LEADER, early.getError().getCode(), "no append before a majority agrees");
+    assertEquals(0, replica.log.logEndOffset());
+
+    // Follower 3 holds 40 records this log lacks: the leader lost its data. It steps down, telling nobody to truncate.
+    replica.followerFetch(fetch(F3, 2, 40, 1, 40));
+    assertEquals(FetchError.FETCH_NOT_LEADER, replica.transport.nextFetchResult(F3).getError());
+    ReplicaStatus down = replica.describe();
+    assertEquals(ReplicaRole.FENCED, down.role());
+    assertTrue(down.recovering(), "it vouches for nothing in a failover round");
+    assertEquals(0, down.logEndOffset());
+  }
+
+  @Test
+  void aProvisionalLeaderThatAMajorityAgreesWithTakesAppends() throws Exception {
+    replica.initialState = new ReplicaState(ShardAssignment.legacyIncarnation(SHARD.stream()), -1, true);
+    replica.startLeader(leading(2));
+    replica.followerFetch(fetch(F2, 2, 0, -1, 0)); // a new shard's follower: empty too
+    ReplicaStatus agreed = replica.describe();
+    assertEquals(ReplicaRole.LEADER, agreed.role());
+    assertFalse(agreed.recovering());
+    assertEquals(0, await(replica.produce(Acks.LEADER, 1)).getProduce().getBaseOffset());
   }
 
   @Test

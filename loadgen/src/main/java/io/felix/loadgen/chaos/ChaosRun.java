@@ -46,7 +46,7 @@ final class ChaosRun {
       ChaosCluster cluster = new ChaosCluster(local, STREAM);
       WritabilityProbe.Writability first = new WritabilityProbe(
           io.felix.client.HostPort.parseList(local.bootstrap()), STREAM, options.shards()).await(FIRST_WRITABLE);
-      if (!first.inTime()) {
+      if (!first.within(FIRST_WRITABLE)) {
         throw new IOException("shards " + first.notWritable() + " of the new stream are not writable "
             + FIRST_WRITABLE.toSeconds() + " s after its creation");
       }

@@ -10,9 +10,9 @@ import java.time.Duration;
  * @param duplicated records read back more than once
  * @param disordered records out of order within a shard, read back though never sent or certainly not stored, or
  *     corrupt
- * @param timeToWritable from the end of the fault's action until every shard acknowledged a write again (the
- *     bound when some shard did not)
- * @param writableInTime whether every shard did so within the bound
+ * @param timeToWritable from the end of the fault's action until every shard acknowledged a write again (as long as
+ *     the round waited when some shard never did)
+ * @param writableInTime whether every shard did so within the bound ({@code --writable-within})
  * @param failure what went wrong outside the counts (a broker that did not come back, the read failing), or null
  */
 public record RoundResult(
@@ -34,8 +34,7 @@ public record RoundResult(
   String line(int round) {
     return String.format("round %d %s: %s; all shards writable %s; %d acknowledged, %d lost, %d duplicated,"
             + " %d disordered%s  %s", round, kind.wireName(), what,
-        writableInTime ? String.format("after %.1f s", timeToWritable.toMillis() / 1000.0)
-            : "NOT within " + timeToWritable.toSeconds() + " s",
+        String.format("after %.1f s%s", timeToWritable.toMillis() / 1000.0, writableInTime ? "" : " (LATE)"),
         acknowledged, lost, duplicated, disordered, failure == null ? "" : "; " + failure, ok() ? "OK" : "FAILED");
   }
 }

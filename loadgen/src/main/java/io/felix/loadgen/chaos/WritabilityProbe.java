@@ -3,10 +3,15 @@ package io.felix.loadgen.chaos;
 import io.felix.client.ClientSettings;
 import io.felix.client.FelixClient;
 import io.felix.client.HostPort;
+import io.felix.client.RecordMetadata;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -20,12 +25,13 @@ final class WritabilityProbe {
   private static final Duration RETRY_PAUSE = Duration.ofMillis(200);
 
   /**
-   * @param time from the start of the probe until the last shard acknowledged
+   * @param time from the start of the probe until the last shard acknowledged (the bound when some did not)
    * @param notWritable the shards that acknowledged nothing within the bound (empty when all did)
    */
   record Writability(Duration time, List<Integer> notWritable) {
-    boolean inTime() {
-      return notWritable.isEmpty();
+    /** Whether every shard acknowledged within the bound. */
+    boolean within(Duration bound) {
+      return notWritable.isEmpty() && time.compareTo(bound) <= 0;
     }
   }
 
@@ -39,35 +45,38 @@ final class WritabilityProbe {
     this.shards = shards;
   }
 
-  /** Probes shard after shard; a fresh client each time, so no metadata from before the fault is reused. */
+  /**
+   * Probes every shard not yet writable at once, again after a short pause until each acknowledged one or the
+   * bound is over; a fresh client, so no metadata from before the fault is reused.
+   */
   Writability await(Duration bound) throws InterruptedException {
     long start = System.nanoTime();
     long deadline = start + bound.toNanos();
-    List<Integer> notWritable = new ArrayList<>();
+    long lastAcknowledged = start;
+    Set<Integer> remaining = new TreeSet<>();
+    for (int shard = 0; shard < shards; shard++) {
+      remaining.add(shard);
+    }
     try (FelixClient client = new FelixClient(ClientSettings.builder(bootstrap).build())) {
-      for (int shard = 0; shard < shards; shard++) {
-        if (!writable(client, shard, deadline)) {
-          notWritable.add(shard);
+      while (!remaining.isEmpty() && System.nanoTime() < deadline) {
+        Map<Integer, CompletableFuture<RecordMetadata>> attempts = new TreeMap<>();
+        remaining.forEach(shard -> attempts.put(shard, client.produce(stream, shard, null, PROBE, List.of())));
+        for (Map.Entry<Integer, CompletableFuture<RecordMetadata>> attempt : attempts.entrySet()) {
+          try {
+            attempt.getValue().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            remaining.remove(attempt.getKey());
+            lastAcknowledged = System.nanoTime();
+          } catch (ExecutionException | TimeoutException notYet) {
+            // refused (no leader yet, fenced) or unanswered by the deadline: tried again below, if time is left
+          }
+        }
+        if (!remaining.isEmpty()) {
+          Thread.sleep(RETRY_PAUSE.toMillis());
         }
       }
     }
-    return new Writability(Duration.ofNanos(System.nanoTime() - start), List.copyOf(notWritable));
-  }
-
-  private boolean writable(FelixClient client, int shard, long deadline) throws InterruptedException {
-    while (true) {
-      long left = deadline - System.nanoTime();
-      if (left <= 0) {
-        return false;
-      }
-      try {
-        client.produce(stream, shard, null, PROBE, List.of()).get(left, TimeUnit.NANOSECONDS);
-        return true;
-      } catch (ExecutionException refused) {
-        Thread.sleep(RETRY_PAUSE.toMillis());
-      } catch (TimeoutException late) {
-        return false;
-      }
-    }
+    return remaining.isEmpty()
+        ? new Writability(Duration.ofNanos(lastAcknowledged - start), List.of())
+        : new Writability(bound, List.copyOf(remaining));
   }
 }

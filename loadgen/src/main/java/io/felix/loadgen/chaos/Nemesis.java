@@ -91,10 +91,12 @@ final class Nemesis {
 
   private String restartAll() throws IOException, InterruptedException {
     local.run("local", "down");
-    // Broker 0 first: the first seed node forms the cluster again.
+    // All in one command, broker 0 (the first seed node, which forms the cluster again) first.
+    List<String> start = new ArrayList<>(List.of("local", "start"));
     for (int b = 0; b < cluster.brokers(); b++) {
-      local.run("local", "start", Integer.toString(b));
+      start.add(Integer.toString(b));
     }
+    local.run(start.toArray(String[]::new));
     return "every broker stopped gracefully, then started again";
   }
 

@@ -63,9 +63,21 @@ final class ChaosRun {
         RoundResult result = round.run(turn.remove(0));
         table.add(result);
         out.println(result.line(++number));
+        if (!result.ok()) {
+          heal(nemesis);
+        }
       }
     }
     return table;
+  }
+
+  /** A failed round may leave a broker stopped or paused; the next round must not inherit that. */
+  private void heal(Nemesis nemesis) throws InterruptedException {
+    try {
+      nemesis.heal();
+    } catch (IOException e) {
+      out.println("chaos: the cluster is not whole again after the failed round: " + e.getMessage());
+    }
   }
 
   private static void deleteTree(Path root) throws IOException {

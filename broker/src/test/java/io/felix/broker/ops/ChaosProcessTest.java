@@ -20,7 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
  * writable again within 30 s. Kinds left out fail on main for broker reasons (see README, "Fault suite").
  */
 @Tag("process")
-@Timeout(value = 8, unit = java.util.concurrent.TimeUnit.MINUTES) // hung brokers fail the test, never stall CI
+@Timeout(value = 12, unit = java.util.concurrent.TimeUnit.MINUTES) // hung brokers fail the test, never stall CI
 class ChaosProcessTest {
 
   private static final List<FaultKind> FAULTS = List.of(FaultKind.KILL_LEADER, FaultKind.KILL_SINGLETON_HOST,
@@ -30,7 +30,7 @@ class ChaosProcessTest {
 
   @Test
   void everyFaultRoundKeepsEveryAcknowledgedRecordAndEveryShardWritable() throws Exception {
-    ChaosOptions options = ChaosOptions.parse(List.of("--duration", "150s",
+    ChaosOptions options = ChaosOptions.parse(List.of("--duration", "90s",
         "--faults", String.join(",", FAULTS.stream().map(FaultKind::wireName).toList()),
         "--rate", "200", "--seed", "42", "--writable-within", "30s", "--dir", dir.resolve("chaos").toString()));
     ChaosTable table = ChaosCommand.execute(options, Map.of(

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * broker stopped with {@code local stop} stays down (past the supervisor's backoff) until {@code local start}.
  */
 @Tag("process")
-@Timeout(value = 5, unit = java.util.concurrent.TimeUnit.MINUTES) // hung brokers fail the test, never stall CI
+@Timeout(value = 8, unit = java.util.concurrent.TimeUnit.MINUTES) // hung brokers fail the test, never stall CI
 class SupervisorProcessTest {
 
   @TempDir Path dir;
@@ -33,7 +33,8 @@ class SupervisorProcessTest {
         Map.of("FELIX_BROKER_CLASSPATH", System.getProperty("surefire.test.class.path",
                 System.getProperty("java.class.path")),
             "FELIX_BROKER_HEAP", "256m",
-            "FELIX_READY_TIMEOUT", "240"))) {
+            // A broker that never gets ready fails 'local start' with its log, well before the test's guard.
+            "FELIX_READY_TIMEOUT", "150"))) {
       Path log = launcher.dir().resolve("broker1").resolve("broker.log");
       long killed = launcher.pid(1);
       launcher.signal(1, "KILL");

@@ -136,7 +136,7 @@ final class Nemesis {
     return "broker " + broker + " drained: it leads no shard";
   }
 
-  /** After a failed round: every broker started (a no-op for running ones) and resumed, so the next round starts whole. */
+  /** After a failed round: every broker started (a no-op for running ones) and resumed, so the next starts whole. */
   void heal() throws IOException, InterruptedException {
     List<String> start = new ArrayList<>(List.of("local", "start"));
     for (int b = 0; b < cluster.brokers(); b++) {

@@ -1,11 +1,15 @@
 package io.felix.loadgen;
 
+import io.felix.client.ClientMode;
 import io.felix.client.ClientSettings;
 import io.felix.client.FelixClient;
 import io.felix.client.FetchResult;
 import io.felix.client.FetchedRecord;
+import io.felix.client.HostPort;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.PrintStream;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,7 +23,7 @@ import java.util.Map;
  * without progress. Without it, each shard is read from that end on until {@code --idle} passes without new
  * records.
  */
-final class ConsumeRun {
+public final class ConsumeRun {
   private final ConsumeOptions options;
   private final PrintStream out;
   private final Verifier verifier = new Verifier();
@@ -38,8 +42,7 @@ final class ConsumeRun {
       return 2;
     }
     long start = System.nanoTime();
-    try (FelixClient client = new FelixClient(ClientSettings.builder(options.bootstrap())
-        .mode(options.mode()).build())) {
+    try (FelixClient client = client()) {
       List<Integer> shards;
       try {
         shards = StreamCheck.shards(client, options.stream());
@@ -47,17 +50,7 @@ final class ConsumeRun {
         System.err.println("consume: " + e.getMessage());
         return 1;
       }
-      Map<Integer, Long> ends = new LinkedHashMap<>();
-      for (int shard : shards) {
-        ends.put(shard, commitOffset(client, shard));
-      }
-      Thread progress = new Thread(() -> progressLoop(start), "consume-progress");
-      progress.setDaemon(true);
-      progress.start();
-      for (int shard : shards) {
-        readShard(client, shard, ends.get(shard));
-      }
-      progress.interrupt();
+      readAll(client, shards, start);
     }
     double seconds = (System.nanoTime() - start) / 1e9;
     out.printf("consume: read %d records (%.2f MB) from %s in %.1f s%n", records, bytes / 1e6,
@@ -79,6 +72,42 @@ final class ConsumeRun {
       Summary.JSON.writeValue(options.json().toFile(), json);
     }
     return code;
+  }
+
+  /**
+   * Reads the whole stream from the beginning, printing nothing, and checks it against a producer's ledger: what
+   * {@code consume --from-beginning --verify --expect} does, for the chaos command.
+   *
+   * @throws IllegalStateException naming the problem when the stream's metadata cannot be read
+   */
+  public static Verifier.Report verifyAgainst(List<HostPort> bootstrap, String stream, Summary expected)
+      throws InterruptedException {
+    ConsumeOptions options = new ConsumeOptions(bootstrap, stream, ClientMode.CLUSTER, true, true, null, null,
+        Duration.ofSeconds(10), 1024 * 1024);
+    ConsumeRun run = new ConsumeRun(options, new PrintStream(OutputStream.nullOutputStream()));
+    try (FelixClient client = run.client()) {
+      run.readAll(client, StreamCheck.shards(client, stream), System.nanoTime());
+    }
+    return run.verifier.report(expected);
+  }
+
+  private FelixClient client() {
+    return new FelixClient(ClientSettings.builder(options.bootstrap()).mode(options.mode()).build());
+  }
+
+  /** Reads every shard up to its commit offset when reading started (or on, without --from-beginning). */
+  private void readAll(FelixClient client, List<Integer> shards, long start) throws InterruptedException {
+    Map<Integer, Long> ends = new LinkedHashMap<>();
+    for (int shard : shards) {
+      ends.put(shard, commitOffset(client, shard));
+    }
+    Thread progress = new Thread(() -> progressLoop(start), "consume-progress");
+    progress.setDaemon(true);
+    progress.start();
+    for (int shard : shards) {
+      readShard(client, shard, ends.get(shard));
+    }
+    progress.interrupt();
   }
 
   /** The shard's commit offset now (-1 when it cannot be read: the shard is then read until idle). */

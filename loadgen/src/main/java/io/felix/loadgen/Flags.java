@@ -14,7 +14,7 @@ import java.util.regex.Pattern;
  * Command-line flags of one subcommand: {@code --name value}, {@code --name=value}, or a bare switch. Every
  * typed getter reports a bad value as a {@link UsageException} naming the flag.
  */
-final class Flags {
+public final class Flags {
   private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m|h)");
 
   private final Map<String, String> values;
@@ -27,7 +27,7 @@ final class Flags {
    * @param valued flags that take a value, without the leading dashes
    * @param switches flags that take none
    */
-  static Flags parse(List<String> args, Set<String> valued, Set<String> switches) throws UsageException {
+  public static Flags parse(List<String> args, Set<String> valued, Set<String> switches) throws UsageException {
     Map<String, String> values = new HashMap<>();
     for (int i = 0; i < args.size(); i++) {
       String arg = args.get(i);
@@ -64,15 +64,15 @@ final class Flags {
     return new Flags(values);
   }
 
-  boolean has(String name) {
+  public boolean has(String name) {
     return values.containsKey(name);
   }
 
-  String string(String name, String defaultValue) {
+  public String string(String name, String defaultValue) {
     return values.getOrDefault(name, defaultValue);
   }
 
-  String required(String name) throws UsageException {
+  public String required(String name) throws UsageException {
     String v = values.get(name);
     if (v == null || v.isBlank()) {
       throw new UsageException("--" + name + " is required");
@@ -80,7 +80,7 @@ final class Flags {
     return v;
   }
 
-  List<HostPort> addresses(String name) throws UsageException {
+  public List<HostPort> addresses(String name) throws UsageException {
     String v = required(name);
     try {
       return HostPort.parseList(v);
@@ -89,7 +89,7 @@ final class Flags {
     }
   }
 
-  long longValue(String name, long defaultValue, long min, long max) throws UsageException {
+  public long longValue(String name, long defaultValue, long min, long max) throws UsageException {
     String v = values.get(name);
     if (v == null) {
       return defaultValue;
@@ -106,12 +106,12 @@ final class Flags {
     return parsed;
   }
 
-  int intValue(String name, int defaultValue, int min, int max) throws UsageException {
+  public int intValue(String name, int defaultValue, int min, int max) throws UsageException {
     return (int) longValue(name, defaultValue, min, max);
   }
 
   /** Durations like 500ms, 30s, 5m, 1h. */
-  Duration duration(String name, Duration defaultValue) throws UsageException {
+  public Duration duration(String name, Duration defaultValue) throws UsageException {
     String v = values.get(name);
     if (v == null) {
       return defaultValue;
@@ -134,7 +134,7 @@ final class Flags {
   }
 
   /** One of the allowed words (case-insensitive), mapped to its value. */
-  <T> T choice(String name, String defaultWord, Map<String, T> allowed) throws UsageException {
+  public <T> T choice(String name, String defaultWord, Map<String, T> allowed) throws UsageException {
     String v = values.getOrDefault(name, defaultWord).toLowerCase(Locale.ROOT);
     T t = allowed.get(v);
     if (t == null) {

@@ -5,7 +5,7 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * The load generator's entry point: {@code produce}, {@code consume}, {@code bench}.
+ * The load generator's entry point: {@code produce}, {@code consume}, {@code bench}, {@code chaos}.
  *
  * <p>Exit codes: 0 success; 1 the run failed (nothing acknowledged, verification found a problem, stream
  * unreachable); 2 bad usage (the message names the flag) or a subcommand not available.
@@ -19,7 +19,9 @@ public final class LoadGen {
       "  consume --bootstrap HOST:PORT[,...] --stream NAME [--mode cluster|plain] [--from-beginning]",
       "          [--verify [--expect PRODUCE_JSON]] [--json FILE] [--idle 5s] [--max-bytes 1048576]",
       "  bench placement [--strategy cluster-share|stream-aware|both] [--duration 15s] [--recreates 3]",
-      "          [--record-size 1024] [--producers 4] [--broker-jar PATH] [--dir DIR]");
+      "          [--record-size 1024] [--producers 4] [--broker-jar PATH] [--dir DIR]",
+      "  chaos [--duration 3m] [--faults kill-leader,kill-all,...] [--rate 200] [--seed N] [--brokers 3]",
+      "          [--shards 6] [--producers 2] [--writable-within 30s] [--dir data/chaos]");
 
   private LoadGen() {}
 
@@ -41,6 +43,8 @@ public final class LoadGen {
           return new ProduceRun(ProduceOptions.parse(rest), out).run();
         case "consume":
           return new ConsumeRun(ConsumeOptions.parse(rest), out).run();
+        case "chaos":
+          return io.felix.loadgen.chaos.ChaosCommand.run(rest, out, err);
         case "bench":
           return io.felix.loadgen.bench.BenchCommand.run(rest.toArray(String[]::new), err);
         default:

@@ -1,12 +1,17 @@
 package io.felix.loadgen;
 
+import io.felix.client.ClientMode;
 import io.felix.client.ClientSettings;
 import io.felix.client.FelixClient;
 import io.felix.client.FelixException;
+import io.felix.client.HostPort;
+import io.felix.protocol.client.Acks;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -28,7 +33,7 @@ import org.HdrHistogram.Recorder;
  * so a stall that delays later sends shows in their latency (no coordinated omission). Unbounded (rate 0): as
  * fast as {@code max-outstanding} unanswered records per producer allows, latency from the send.
  */
-final class ProduceRun {
+public final class ProduceRun {
   private static final long MAX_LATENCY_MICROS = TimeUnit.HOURS.toMicros(1);
 
   private final ProduceOptions options;
@@ -50,8 +55,48 @@ final class ProduceRun {
     this.out = out;
   }
 
+  /**
+   * A quiet, ledgered run at a steady rate (256-byte records, acks quorum, cluster mode) that lasts until
+   * {@link #stop()}: the chaos command runs one per round and verifies its {@link Summary}.
+   */
+  public static ProduceRun steady(List<HostPort> bootstrap, String stream, long rate, int producers) {
+    ProduceOptions options = new ProduceOptions(bootstrap, stream, ClientMode.CLUSTER, 256, rate,
+        Duration.ofDays(365), 0, producers, Acks.QUORUM, 0, null, Duration.ofMillis(5), 256 * 1024, 10_000);
+    return new ProduceRun(options, new PrintStream(OutputStream.nullOutputStream()));
+  }
+
   /** Runs to the end (or Ctrl-C), prints the summary, writes the JSON; returns the exit code. */
   int run() throws IOException, InterruptedException {
+    Thread hook = new Thread(this::interrupted, "produce-shutdown");
+    Runtime.getRuntime().addShutdownHook(hook);
+    try {
+      Summary summary = produce();
+      print(summary);
+      if (options.json() != null) {
+        summary.write(options.json());
+        out.println("summary written to " + options.json());
+      }
+      return summary.sent() > 0 && summary.acked() == 0 ? 1 : 0;
+    } catch (IllegalStateException streamProblem) {
+      System.err.println("produce: " + streamProblem.getMessage());
+      return 1;
+    } finally {
+      finished.countDown();
+      try {
+        Runtime.getRuntime().removeShutdownHook(hook);
+      } catch (IllegalStateException e) {
+        // already shutting down: the hook is running and waits for us
+      }
+    }
+  }
+
+  /**
+   * Produces until the duration, the record count or {@link #stop()}, then closes the client (whatever is still
+   * unanswered fails, so every sent record is in the ledger) and returns the summary.
+   *
+   * @throws IllegalStateException naming the problem when the stream cannot be produced to
+   */
+  public Summary produce() throws InterruptedException {
     ClientSettings settings = ClientSettings.builder(options.bootstrap())
         .mode(options.mode())
         .acks(options.acks())
@@ -61,12 +106,9 @@ final class ProduceRun {
     client = new FelixClient(settings);
     String problem = StreamCheck.problem(client, options.stream());
     if (problem != null) {
-      System.err.println("produce: " + problem);
       client.close();
-      return 1;
+      throw new IllegalStateException(problem);
     }
-    Thread hook = new Thread(this::interrupted, "produce-shutdown");
-    Runtime.getRuntime().addShutdownHook(hook);
     out.printf("produce: stream %s, %d producers, %d-byte records, rate %s, %s, acks %s, mode %s, run id %d%n",
         options.stream(), options.producers(), options.recordSize(),
         options.rate() == 0 ? "unbounded" : options.rate() + "/s",
@@ -89,24 +131,25 @@ final class ProduceRun {
     }
     client.close();
     progress.interrupt();
-    Summary summary = summary();
-    print(summary);
-    if (options.json() != null) {
-      summary.write(options.json());
-      out.println("summary written to " + options.json());
-    }
-    finished.countDown();
-    try {
-      Runtime.getRuntime().removeShutdownHook(hook);
-    } catch (IllegalStateException e) {
-      // already shutting down: the hook is running and waits for us
-    }
-    return summary.sent() > 0 && summary.acked() == 0 ? 1 : 0;
+    return summary();
+  }
+
+  /** Ends the run: producers send nothing more; {@link #produce()} returns once the sent records are answered. */
+  public void stop() {
+    stopping = true;
+  }
+
+  /** Records acknowledged so far. */
+  public long acknowledged() {
+    return acked.get();
   }
 
   /** Ctrl-C: stop producing and let run() print the summary so far before the JVM exits. */
   private void interrupted() {
     stopping = true;
+    if (client == null) {
+      return;
+    }
     try {
       finished.await(client.settings().requestTimeout().toSeconds() + 10, TimeUnit.SECONDS);
     } catch (InterruptedException e) {

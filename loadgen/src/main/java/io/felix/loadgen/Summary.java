@@ -13,7 +13,7 @@ import java.util.Map;
  * acknowledged sequences as inclusive ranges, the ones that failed with an unknown outcome ({@code uncertain}:
  * may be stored) and the ones that certainly were not stored ({@code not_appended}). Latencies in milliseconds.
  */
-record Summary(
+public record Summary(
     String stream,
     long runId,
     String mode,
@@ -31,7 +31,7 @@ record Summary(
     Map<String, Double> latencyMs,
     List<ProducerResult> producers) {
 
-  record ProducerResult(
+  public record ProducerResult(
       int producer, long sent, long ackedCount, List<long[]> acked, List<Long> uncertain, List<Long> notAppended) {}
 
   static final ObjectMapper JSON = new ObjectMapper()

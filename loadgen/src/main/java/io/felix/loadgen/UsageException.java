@@ -1,8 +1,8 @@
 package io.felix.loadgen;
 
 /** Bad command-line input; the message names the flag and the problem. LoadGen exits with code 2. */
-final class UsageException extends Exception {
-  UsageException(String message) {
+public final class UsageException extends Exception {
+  public UsageException(String message) {
     super(message);
   }
 }

@@ -27,21 +27,21 @@ import java.util.TreeMap;
  * Uncertain sequences (failed with an unknown outcome) may be present or absent; each is reported, neither is
  * an error. Records of runs not in the ledger are counted and otherwise ignored when a ledger is given.
  */
-final class Verifier {
+public final class Verifier {
   record ProducerKey(long runId, int producer) {}
 
   /** One producer's verdict. */
-  record ProducerReport(long runId, int producer, long read, long duplicated, long outOfOrder, long missing,
+  public record ProducerReport(long runId, int producer, long read, long duplicated, long outOfOrder, long missing,
       List<Long> missingSample, long unexpected, long uncertainPresent, long uncertainAbsent) {
-    boolean ok() {
+    public boolean ok() {
       return duplicated == 0 && outOfOrder == 0 && missing == 0 && unexpected == 0;
     }
   }
 
   /** The verdict over everything read. */
-  record Report(long records, long corrupt, List<String> corruptSample, long foreign, long otherRuns,
+  public record Report(long records, long corrupt, List<String> corruptSample, long foreign, long otherRuns,
       List<ProducerReport> producers) {
-    boolean ok() {
+    public boolean ok() {
       return corrupt == 0 && producers.stream().allMatch(ProducerReport::ok);
     }
   }

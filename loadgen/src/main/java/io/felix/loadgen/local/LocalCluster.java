@@ -173,12 +173,29 @@ public final class LocalCluster implements AutoCloseable {
   public Map<Integer, Double> cpuSeconds() throws IOException {
     Map<Integer, Double> out = new TreeMap<>();
     for (int b = 0; b < brokers; b++) {
-      Path pidFile = dir.resolve("broker" + b).resolve("broker.pid");
-      long pid = Long.parseLong(Files.readString(pidFile).trim());
-      out.put(b, ProcessHandle.of(pid).flatMap(h -> h.info().totalCpuDuration())
+      out.put(b, ProcessHandle.of(pid(b)).flatMap(h -> h.info().totalCpuDuration())
           .map(d -> d.toNanos() / 1e9).orElse(Double.NaN));
     }
     return out;
+  }
+
+  public int brokers() {
+    return brokers;
+  }
+
+  /** The process id in broker N's pid file (its latest process; its supervisor rewrites it on a restart). */
+  public long pid(int broker) throws IOException {
+    return Long.parseLong(Files.readString(dir.resolve("broker" + broker).resolve("broker.pid")).trim());
+  }
+
+  /** Sends a signal ("KILL", "STOP", "CONT") to broker N's current process. */
+  public void signal(int broker, String signal) throws IOException, InterruptedException {
+    long pid = pid(broker);
+    Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).redirectErrorStream(true).start();
+    String output = new String(kill.getInputStream().readAllBytes());
+    if (kill.waitFor() != 0) {
+      throw new IOException("kill -" + signal + " " + pid + " (broker " + broker + ") failed: " + output.trim());
+    }
   }
 
   /** The last 30 lines of every broker's log, for failure messages. */

@@ -1,0 +1,150 @@
+package io.felix.loadgen.chaos;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.felix.client.admin.AdminClient;
+import io.felix.loadgen.local.LocalCluster;
+import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * What the nemesis and the rounds ask of the local cluster: who leads what (admin HTTP API), which process is
+ * the oldest, and whether every broker is back.
+ */
+final class ChaosCluster {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final Duration POLL = Duration.ofMillis(500);
+
+  private final LocalCluster local;
+  private final String stream;
+
+  ChaosCluster(LocalCluster local, String stream) {
+    this.local = local;
+    this.stream = stream;
+  }
+
+  LocalCluster local() {
+    return local;
+  }
+
+  String stream() {
+    return stream;
+  }
+
+  int brokers() {
+    return local.brokers();
+  }
+
+  /** Each shard's leader, as the first answering broker's singleton view has it. */
+  Map<Integer, Integer> leaders() throws IOException, InterruptedException {
+    JsonNode detail = JSON.readTree(anyAdmin().getOk("/v1/streams/" + stream));
+    Map<Integer, Integer> out = new TreeMap<>();
+    for (JsonNode shard : detail.path("shard_assignments")) {
+      out.put(shard.path("shard").asInt(), shard.path("leader").asInt());
+    }
+    return out;
+  }
+
+  /** The broker leading the most shards (the highest id on a tie). */
+  int mostLeaders() throws IOException, InterruptedException {
+    int[] counts = new int[brokers()];
+    leaders().values().forEach(b -> counts[b]++);
+    int best = 0;
+    for (int b = 1; b < counts.length; b++) {
+      if (counts[b] >= counts[best]) {
+        best = b;
+      }
+    }
+    return best;
+  }
+
+  /**
+   * The broker hosting the placement singleton: Pekko runs a cluster singleton on the oldest member, and a
+   * restarted broker joins the running cluster as its youngest, so that is the broker whose process started
+   * first.
+   */
+  int singletonHost() throws IOException {
+    int oldest = -1;
+    Instant oldestStart = Instant.MAX;
+    for (int b = 0; b < brokers(); b++) {
+      Optional<Instant> start = ProcessHandle.of(local.pid(b)).flatMap(h -> h.info().startInstant());
+      if (start.isPresent() && start.get().isBefore(oldestStart)) {
+        oldest = b;
+        oldestStart = start.get();
+      }
+    }
+    if (oldest < 0) {
+      throw new IOException("no broker process is running");
+    }
+    return oldest;
+  }
+
+  /** Waits until every broker process answers GET /health (after a restart of them all). */
+  void awaitHealthy(Duration timeout) throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    for (int b = 0; b < brokers(); b++) {
+      while (local.admin(b).status("/health") != 200) {
+        if (System.nanoTime() > deadline) {
+          throw new IOException("broker " + b + " does not answer GET /health " + timeout.toSeconds() + " s on");
+        }
+        Thread.sleep(POLL.toMillis());
+      }
+    }
+  }
+
+  /**
+   * Waits until the cluster is whole again: every broker answers GET /ready and the singleton lists every broker
+   * as live (or draining). Throws naming what is still missing.
+   */
+  void awaitWhole(Duration timeout) throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    String missing;
+    while ((missing = notWhole()) != null) {
+      if (System.nanoTime() > deadline) {
+        throw new IOException("the cluster is not whole " + timeout.toSeconds() + " s on: " + missing);
+      }
+      Thread.sleep(POLL.toMillis());
+    }
+  }
+
+  /** What keeps the cluster from being whole, or null. */
+  private String notWhole() throws InterruptedException {
+    List<Integer> unready = new ArrayList<>();
+    for (int b = 0; b < brokers(); b++) {
+      if (local.admin(b).status("/ready") != 200) {
+        unready.add(b);
+      }
+    }
+    if (!unready.isEmpty()) {
+      return "brokers " + unready + " not ready";
+    }
+    try {
+      List<String> listed = new ArrayList<>();
+      long live = 0;
+      for (JsonNode broker : JSON.readTree(local.admin(0).getOk("/v1/brokers"))) {
+        listed.add(broker.path("id").asInt() + "=" + broker.path("state").asText());
+        // A drained broker stays draining for good (see Nemesis.drain); it is up all the same.
+        live += List.of("live", "draining").contains(broker.path("state").asText()) ? 1 : 0;
+      }
+      return live == brokers() ? null : "the singleton lists brokers " + listed;
+    } catch (IOException e) {
+      return "GET /v1/brokers failed: " + e.getMessage();
+    }
+  }
+
+  /** The admin API of the first broker that answers GET /health. */
+  AdminClient anyAdmin() throws IOException, InterruptedException {
+    for (int b = 0; b < brokers(); b++) {
+      if (local.admin(b).status("/health") == 200) {
+        return local.admin(b);
+      }
+    }
+    throw new IOException("no broker answers GET /health");
+  }
+}

@@ -1,0 +1,94 @@
+package io.felix.loadgen.chaos;
+
+import io.felix.client.HostPort;
+import io.felix.loadgen.ConsumeRun;
+import io.felix.loadgen.ProduceRun;
+import io.felix.loadgen.Summary;
+import io.felix.loadgen.Verifier;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
+
+/**
+ * One round: ledgered producers run at a steady rate; the nemesis injects one fault; the round times how long
+ * until every shard is writable, waits until the cluster is whole again, stops the producers and reads the
+ * whole stream back against their ledger.
+ */
+final class ChaosRound {
+  /** Load before the fault, so that it hits records in flight, and after the cluster is whole again. */
+  private static final Duration STEADY = Duration.ofSeconds(3);
+  private static final Duration WHOLE_TIMEOUT = Duration.ofSeconds(180);
+
+  private final ChaosCluster cluster;
+  private final Nemesis nemesis;
+  private final ChaosOptions options;
+  private final List<HostPort> bootstrap;
+
+  ChaosRound(ChaosCluster cluster, Nemesis nemesis, ChaosOptions options) {
+    this.cluster = cluster;
+    this.nemesis = nemesis;
+    this.options = options;
+    this.bootstrap = HostPort.parseList(cluster.local().bootstrap());
+  }
+
+  RoundResult run(FaultKind kind) throws InterruptedException {
+    ProduceRun load = ProduceRun.steady(bootstrap, cluster.stream(), options.rate(), options.producers());
+    FutureTask<Summary> producing = new FutureTask<>(load::produce);
+    new Thread(producing, "chaos-load").start();
+    String what = kind.description();
+    String failure = null;
+    Duration timeToWritable = Duration.ZERO;
+    boolean writableInTime = false; // until probed
+    try {
+      Thread.sleep(STEADY.toMillis());
+      what = nemesis.inject(kind);
+      // Probed past the bound, so that a late shard's time is measured, not just found late.
+      WritabilityProbe.Writability writability =
+          new WritabilityProbe(bootstrap, cluster.stream(), options.shards()).await(WHOLE_TIMEOUT);
+      timeToWritable = writability.time();
+      writableInTime = writability.within(options.writableWithin());
+      if (!writability.notWritable().isEmpty()) {
+        failure = "shards " + writability.notWritable() + " not writable " + WHOLE_TIMEOUT.toSeconds() + " s on";
+      }
+      cluster.awaitWhole(WHOLE_TIMEOUT);
+      Thread.sleep(STEADY.toMillis());
+    } catch (IOException e) {
+      failure = e.getMessage();
+    } finally {
+      load.stop();
+    }
+    Summary summary;
+    try {
+      summary = producing.get();
+    } catch (ExecutionException e) {
+      return new RoundResult(kind, what, 0, 0, 0, 0, timeToWritable, writableInTime,
+          join(failure, "the producers failed: " + e.getCause().getMessage()));
+    }
+    try {
+      Verifier.Report report = ConsumeRun.verifyAgainst(bootstrap, cluster.stream(), summary);
+      long lost = 0;
+      long duplicated = 0;
+      long disordered = report.corrupt();
+      for (Verifier.ProducerReport p : report.producers()) {
+        lost += p.missing();
+        duplicated += p.duplicated();
+        disordered += p.outOfOrder() + p.unexpected();
+        if (p.missing() > 0) {
+          failure = join(failure, "producer " + p.producer() + " lost " + p.missing() + " (first "
+              + p.missingSample() + ")");
+        }
+      }
+      return new RoundResult(kind, what, summary.acked(), lost, duplicated, disordered, timeToWritable,
+          writableInTime, failure);
+    } catch (IllegalStateException unreadable) {
+      return new RoundResult(kind, what, summary.acked(), 0, 0, 0, timeToWritable, writableInTime,
+          join(failure, "reading the stream back failed: " + unreadable.getMessage()));
+    }
+  }
+
+  private static String join(String first, String second) {
+    return first == null ? second : first + "; " + second;
+  }
+}

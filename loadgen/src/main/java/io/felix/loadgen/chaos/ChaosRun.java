@@ -1,0 +1,92 @@
+package io.felix.loadgen.chaos;
+
+import io.felix.loadgen.local.LocalCluster;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.stream.Stream;
+
+/**
+ * {@code chaos}: starts a local cluster of broker processes ({@code bin/felix local up}, supervised), creates a
+ * stream, and runs rounds of faults until the duration is over and every listed fault ran at least once.
+ */
+final class ChaosRun {
+  static final String STREAM = "chaos";
+  private static final Duration FIRST_WRITABLE = Duration.ofSeconds(60);
+
+  private final ChaosOptions options;
+  private final Map<String, String> launcherEnvironment;
+  private final PrintStream out;
+
+  /** @param launcherEnvironment added to {@code bin/felix}'s environment (the tests' broker classpath) */
+  ChaosRun(ChaosOptions options, Map<String, String> launcherEnvironment, PrintStream out) {
+    this.options = options;
+    this.launcherEnvironment = launcherEnvironment;
+    this.out = out;
+  }
+
+  ChaosTable run() throws IOException, InterruptedException {
+    out.printf("chaos: %d brokers, stream %s (%d shards, replication factor 3), %d records/s, faults %s, "
+            + "for %d s, seed %d%n", options.brokers(), STREAM, options.shards(), options.rate(),
+        options.faults().stream().map(FaultKind::wireName).toList(), options.duration().toSeconds(), options.seed());
+    deleteTree(options.dir());
+    ChaosTable table = new ChaosTable();
+    long end = System.nanoTime() + options.duration().toNanos();
+    try (LocalCluster local = LocalCluster.up(LocalCluster.findScript(), options.dir(), options.brokers(),
+        List.of(), launcherEnvironment)) {
+      local.admin(0).createStream(STREAM, options.shards(), 3);
+      ChaosCluster cluster = new ChaosCluster(local, STREAM);
+      WritabilityProbe.Writability first = new WritabilityProbe(
+          io.felix.client.HostPort.parseList(local.bootstrap()), STREAM, options.shards()).await(FIRST_WRITABLE);
+      if (!first.within(FIRST_WRITABLE)) {
+        throw new IOException("shards " + first.notWritable() + " of the new stream are not writable "
+            + FIRST_WRITABLE.toSeconds() + " s after its creation");
+      }
+      Random random = new Random(options.seed());
+      Nemesis nemesis = new Nemesis(cluster, random);
+      ChaosRound round = new ChaosRound(cluster, nemesis, options);
+      List<FaultKind> turn = new ArrayList<>();
+      int number = 0;
+      while (number < options.faults().size() || System.nanoTime() < end) {
+        if (turn.isEmpty()) {
+          turn.addAll(options.faults());
+          Collections.shuffle(turn, random);
+        }
+        RoundResult result = round.run(turn.remove(0));
+        table.add(result);
+        out.println(result.line(++number));
+        if (!result.ok()) {
+          heal(nemesis);
+        }
+      }
+    }
+    return table;
+  }
+
+  /** A failed round may leave a broker stopped or paused; the next round must not inherit that. */
+  private void heal(Nemesis nemesis) throws InterruptedException {
+    try {
+      nemesis.heal();
+    } catch (IOException e) {
+      out.println("chaos: the cluster is not whole again after the failed round: " + e.getMessage());
+    }
+  }
+
+  private static void deleteTree(Path root) throws IOException {
+    if (Files.exists(root)) {
+      try (Stream<Path> files = Files.walk(root)) {
+        for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+          Files.delete(p);
+        }
+      }
+    }
+  }
+}

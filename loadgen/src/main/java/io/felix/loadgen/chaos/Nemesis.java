@@ -1,0 +1,168 @@
+package io.felix.loadgen.chaos;
+
+import io.felix.loadgen.local.LocalCluster;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.stream.Stream;
+
+/**
+ * Injects one fault of a {@link FaultKind} into the local cluster. {@link #inject} returns once the fault's
+ * action is over (for a kill of every broker: once every process answers GET /health again), which is when the
+ * round starts timing how long the shards take to be writable.
+ */
+final class Nemesis {
+  /** Longer than the failure detector and the split brain resolver's stable-after (felix.cluster). */
+  static final Duration PAUSE = Duration.ofSeconds(15);
+  private static final Duration RESTART_TIMEOUT = Duration.ofSeconds(180);
+
+  private final ChaosCluster cluster;
+  private final LocalCluster local;
+  private final Random random;
+
+  Nemesis(ChaosCluster cluster, Random random) {
+    this.cluster = cluster;
+    this.local = cluster.local();
+    this.random = random;
+  }
+
+  /** Injects the fault; returns what was done, for the round's line. */
+  String inject(FaultKind kind) throws IOException, InterruptedException {
+    return switch (kind) {
+      case KILL_LEADER -> kill(cluster.mostLeaders(), "leading the most shards");
+      case KILL_SINGLETON_HOST -> kill(cluster.singletonHost(), "hosting the singleton");
+      case PAUSE -> pause(randomBroker());
+      case KILL_ALL -> killAll();
+      case RESTART_ROLLING -> restartRolling();
+      case RESTART_ALL -> restartAll();
+      case REPLACE_DISK -> replaceDisk(randomBroker());
+      case MOVE_LEADER -> moveLeader();
+      case DRAIN -> drain(randomBroker());
+    };
+  }
+
+  private String kill(int broker, String why) throws IOException, InterruptedException {
+    long pid = local.pid(broker);
+    local.signal(broker, "KILL");
+    return "broker " + broker + " (" + why + ", pid " + pid + ") SIGKILLed";
+  }
+
+  private String pause(int broker) throws IOException, InterruptedException {
+    local.signal(broker, "STOP");
+    try {
+      Thread.sleep(PAUSE.toMillis());
+    } finally {
+      local.signal(broker, "CONT");
+    }
+    return "broker " + broker + " SIGSTOPped for " + PAUSE.toSeconds() + " s, then SIGCONT";
+  }
+
+  private String killAll() throws IOException, InterruptedException {
+    for (int b = 0; b < cluster.brokers(); b++) {
+      local.signal(b, "KILL");
+    }
+    // The supervisors start them again after their backoff; until the old processes are gone, /health could
+    // still answer from one of them.
+    Thread.sleep(1_000);
+    cluster.awaitHealthy(RESTART_TIMEOUT);
+    return "every broker SIGKILLed, restarted by its supervisor";
+  }
+
+  private String restartRolling() throws IOException, InterruptedException {
+    List<Integer> order = new ArrayList<>();
+    for (int b = 0; b < cluster.brokers(); b++) {
+      order.add(b);
+    }
+    Collections.shuffle(order, random);
+    for (int b : order) {
+      local.run("local", "stop", Integer.toString(b));
+      local.run("local", "start", Integer.toString(b));
+      cluster.awaitWhole(RESTART_TIMEOUT);
+    }
+    return "every broker restarted gracefully, in the order " + order;
+  }
+
+  private String restartAll() throws IOException, InterruptedException {
+    local.run("local", "down");
+    // All in one command, broker 0 (the first seed node, which forms the cluster again) first.
+    List<String> start = new ArrayList<>(List.of("local", "start"));
+    for (int b = 0; b < cluster.brokers(); b++) {
+      start.add(Integer.toString(b));
+    }
+    local.run(start.toArray(String[]::new));
+    return "every broker stopped gracefully, then started again";
+  }
+
+  private String replaceDisk(int broker) throws IOException, InterruptedException {
+    local.run("local", "stop", Integer.toString(broker));
+    wipeData(broker);
+    local.run("local", "start", Integer.toString(broker));
+    return "broker " + broker + " stopped, its data directory wiped, started again";
+  }
+
+  private String moveLeader() throws IOException, InterruptedException {
+    Map<Integer, Integer> leaders = cluster.leaders();
+    List<Integer> shards = new ArrayList<>(leaders.keySet());
+    int shard = shards.get(random.nextInt(shards.size()));
+    int from = leaders.get(shard);
+    int to = (from + 1 + random.nextInt(cluster.brokers() - 1)) % cluster.brokers();
+    cluster.anyAdmin().postOk("/v1/shard-moves",
+        "{\"stream\":\"" + cluster.stream() + "\",\"shard\":" + shard + ",\"to\":" + to + "}");
+    return "leadership of shard " + shard + " moved from broker " + from + " to " + to;
+  }
+
+  /**
+   * Drains the broker under load and waits until it leads nothing. It stays draining for good: the singleton
+   * has no undrain, and removing it is refused while it holds replicas, which every broker does with three
+   * brokers and replication factor 3; later rounds run with it draining.
+   */
+  private String drain(int broker) throws IOException, InterruptedException {
+    cluster.anyAdmin().postOk("/v1/brokers/" + broker + "/drain", "");
+    long deadline = System.nanoTime() + RESTART_TIMEOUT.toNanos();
+    while (cluster.leaders().containsValue(broker)) {
+      if (System.nanoTime() > deadline) {
+        throw new IOException("drained broker " + broker + " still leads shards " + RESTART_TIMEOUT.toSeconds()
+            + " s on: " + cluster.leaders());
+      }
+      Thread.sleep(500);
+    }
+    return "broker " + broker + " drained: it leads no shard";
+  }
+
+  /** After a failed round: every broker started (a no-op for running ones) and resumed, so the next starts whole. */
+  void heal() throws IOException, InterruptedException {
+    List<String> start = new ArrayList<>(List.of("local", "start"));
+    for (int b = 0; b < cluster.brokers(); b++) {
+      start.add(Integer.toString(b));
+      try {
+        local.signal(b, "CONT");
+      } catch (IOException notRunning) {
+        // started below
+      }
+    }
+    local.run(start.toArray(String[]::new));
+    cluster.awaitWhole(RESTART_TIMEOUT);
+  }
+
+  private int randomBroker() {
+    return random.nextInt(cluster.brokers());
+  }
+
+  private void wipeData(int broker) throws IOException {
+    Path data = local.dir().resolve("broker" + broker).resolve("data");
+    try (Stream<Path> files = Files.walk(data)) {
+      for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+        if (!p.equals(data)) {
+          Files.delete(p);
+        }
+      }
+    }
+  }
+}

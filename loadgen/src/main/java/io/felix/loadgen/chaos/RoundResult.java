@@ -1,0 +1,40 @@
+package io.felix.loadgen.chaos;
+
+import java.time.Duration;
+
+/**
+ * What one round found.
+ *
+ * @param acknowledged records the round's producers had acknowledged
+ * @param lost acknowledged records not read back
+ * @param duplicated records read back more than once
+ * @param disordered records out of order within a shard, read back though never sent or certainly not stored, or
+ *     corrupt
+ * @param timeToWritable from the end of the fault's action until every shard acknowledged a write again (as long as
+ *     the round waited when some shard never did)
+ * @param writableInTime whether every shard did so within the bound ({@code --writable-within})
+ * @param failure what went wrong outside the counts (a broker that did not come back, the read failing), or null
+ */
+public record RoundResult(
+    FaultKind kind,
+    String what,
+    long acknowledged,
+    long lost,
+    long duplicated,
+    long disordered,
+    Duration timeToWritable,
+    boolean writableInTime,
+    String failure) {
+
+  public boolean ok() {
+    return lost == 0 && duplicated == 0 && disordered == 0 && writableInTime && failure == null;
+  }
+
+  /** One line for the run's log. */
+  String line(int round) {
+    return String.format("round %d %s: %s; all shards writable %s; %d acknowledged, %d lost, %d duplicated,"
+            + " %d disordered%s  %s", round, kind.wireName(), what,
+        String.format("after %.1f s%s", timeToWritable.toMillis() / 1000.0, writableInTime ? "" : " (LATE)"),
+        acknowledged, lost, duplicated, disordered, failure == null ? "" : "; " + failure, ok() ? "OK" : "FAILED");
+  }
+}

@@ -1,0 +1,82 @@
+package io.felix.loadgen.chaos;
+
+import io.felix.client.ClientSettings;
+import io.felix.client.FelixClient;
+import io.felix.client.HostPort;
+import io.felix.client.RecordMetadata;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Writes one probe record to each shard until each acknowledged one (acks quorum), within a bound. The probe's
+ * value lacks the load generator's magic, so the verifier counts it as foreign and ignores it.
+ */
+final class WritabilityProbe {
+  private static final byte[] PROBE = "chaos-probe".getBytes(StandardCharsets.UTF_8);
+  private static final Duration RETRY_PAUSE = Duration.ofMillis(200);
+
+  /**
+   * @param time from the start of the probe until the last shard acknowledged (the bound when some did not)
+   * @param notWritable the shards that acknowledged nothing within the bound (empty when all did)
+   */
+  record Writability(Duration time, List<Integer> notWritable) {
+    /** Whether every shard acknowledged within the bound. */
+    boolean within(Duration bound) {
+      return notWritable.isEmpty() && time.compareTo(bound) <= 0;
+    }
+  }
+
+  private final List<HostPort> bootstrap;
+  private final String stream;
+  private final int shards;
+
+  WritabilityProbe(List<HostPort> bootstrap, String stream, int shards) {
+    this.bootstrap = bootstrap;
+    this.stream = stream;
+    this.shards = shards;
+  }
+
+  /**
+   * Probes every shard not yet writable at once, again after a short pause until each acknowledged one or the
+   * bound is over; a fresh client, so no metadata from before the fault is reused.
+   */
+  Writability await(Duration bound) throws InterruptedException {
+    long start = System.nanoTime();
+    long deadline = start + bound.toNanos();
+    long lastAcknowledged = start;
+    Set<Integer> remaining = new TreeSet<>();
+    for (int shard = 0; shard < shards; shard++) {
+      remaining.add(shard);
+    }
+    try (FelixClient client = new FelixClient(ClientSettings.builder(bootstrap).build())) {
+      while (!remaining.isEmpty() && System.nanoTime() < deadline) {
+        Map<Integer, CompletableFuture<RecordMetadata>> attempts = new TreeMap<>();
+        remaining.forEach(shard -> attempts.put(shard, client.produce(stream, shard, null, PROBE, List.of())));
+        for (Map.Entry<Integer, CompletableFuture<RecordMetadata>> attempt : attempts.entrySet()) {
+          try {
+            attempt.getValue().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            remaining.remove(attempt.getKey());
+            lastAcknowledged = System.nanoTime();
+          } catch (ExecutionException | TimeoutException notYet) {
+            // refused (no leader yet, fenced) or unanswered by the deadline: tried again below, if time is left
+          }
+        }
+        if (!remaining.isEmpty()) {
+          Thread.sleep(RETRY_PAUSE.toMillis());
+        }
+      }
+    }
+    return remaining.isEmpty()
+        ? new Writability(Duration.ofNanos(lastAcknowledged - start), List.of())
+        : new Writability(bound, List.copyOf(remaining));
+  }
+}

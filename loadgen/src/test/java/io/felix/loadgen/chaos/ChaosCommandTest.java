@@ -1,0 +1,109 @@
+package io.felix.loadgen.chaos;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.felix.loadgen.UsageException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The chaos command's options and its table per fault kind; the rounds themselves run in ChaosProcessTest. */
+class ChaosCommandTest {
+
+  private static RoundResult clean(FaultKind kind, long acked, long writableMillis) {
+    return new RoundResult(kind, "test", acked, 0, 0, 0, Duration.ofMillis(writableMillis), true, null);
+  }
+
+  @Test
+  void rowsSumEachKindsRoundsInTheEnumsOrderAndKeepTheWorstTimeToWritable() {
+    ChaosTable table = new ChaosTable();
+    table.add(clean(FaultKind.KILL_ALL, 100, 12_000));
+    table.add(clean(FaultKind.KILL_LEADER, 50, 4_000));
+    table.add(clean(FaultKind.KILL_ALL, 70, 19_500));
+    table.add(clean(FaultKind.KILL_LEADER, 30, 3_000));
+
+    assertEquals(List.of(
+            new ChaosTable.Row(FaultKind.KILL_LEADER, 2, 80, 0, 0, 0, Duration.ofMillis(4_000), 0, 0),
+            new ChaosTable.Row(FaultKind.KILL_ALL, 2, 170, 0, 0, 0, Duration.ofMillis(19_500), 0, 0)),
+        table.rows());
+    assertTrue(table.ok());
+    assertEquals(0, ChaosCommand.exitStatus(table));
+    assertEquals(String.join("\n",
+            "fault                rounds acknowledged   lost duplicated disordered  worst writable s     failed",
+            "kill-leader               2           80      0          0          0               4.0          0",
+            "kill-all                  2          170      0          0          0              19.5          0",
+            ""),
+        table.render());
+  }
+
+  @Test
+  void aLostOrDuplicatedRecordFailsTheRunAndShowsInItsRow() {
+    ChaosTable table = new ChaosTable();
+    table.add(clean(FaultKind.REPLACE_DISK, 100, 1_000));
+    table.add(new RoundResult(FaultKind.REPLACE_DISK, "test", 90, 3, 2, 0, Duration.ofMillis(2_000), true, null));
+
+    assertEquals(List.of(new ChaosTable.Row(FaultKind.REPLACE_DISK, 2, 190, 3, 2, 0, Duration.ofMillis(2_000), 0, 1)),
+        table.rows());
+    assertFalse(table.ok());
+    assertEquals(1, ChaosCommand.exitStatus(table));
+  }
+
+  @Test
+  void aShardNotWritableInTimeFailsTheRunAndItsTimeIsTheWorst() {
+    ChaosTable table = new ChaosTable();
+    table.add(clean(FaultKind.PAUSE, 10, 5_000));
+    table.add(new RoundResult(FaultKind.PAUSE, "test", 10, 0, 0, 0, Duration.ofMillis(41_200), false, null));
+
+    ChaosTable.Row row = table.rows().get(0);
+    assertEquals(Duration.ofMillis(41_200), row.worstTimeToWritable());
+    assertEquals(1, row.notWritableInTime());
+    assertEquals(1, row.failed());
+    assertTrue(table.render().contains("41.2 (1 late)"), table.render());
+    assertFalse(table.ok());
+  }
+
+  @Test
+  void aRoundThatFailedOutsideTheCountsFailsTheRun() {
+    ChaosTable table = new ChaosTable();
+    table.add(new RoundResult(FaultKind.RESTART_ALL, "test", 10, 0, 0, 0, Duration.ZERO, true,
+        "the cluster is not whole 180 s on: brokers [2] not ready"));
+    assertFalse(table.ok());
+  }
+
+  @Test
+  void aRunWithoutRoundsIsNotOk() {
+    assertFalse(new ChaosTable().ok());
+  }
+
+  @Test
+  void optionsHaveDefaultsAndTakeACommaListOfFaults() throws UsageException {
+    ChaosOptions defaults = ChaosOptions.parse(List.of());
+    assertEquals(Duration.ofMinutes(3), defaults.duration());
+    assertEquals(List.of(FaultKind.values()), defaults.faults());
+    assertEquals(200, defaults.rate());
+    assertEquals(Duration.ofSeconds(30), defaults.writableWithin());
+    assertEquals(Path.of("data/chaos"), defaults.dir());
+
+    ChaosOptions given = ChaosOptions.parse(List.of("--duration", "90s", "--faults", "kill-all,kill-leader",
+        "--rate", "50", "--seed", "7"));
+    assertEquals(Duration.ofSeconds(90), given.duration());
+    assertEquals(List.of(FaultKind.KILL_ALL, FaultKind.KILL_LEADER), given.faults());
+    assertEquals(50, given.rate());
+    assertEquals(7, given.seed());
+  }
+
+  @Test
+  void anUnknownOrRepeatedFaultIsAUsageErrorNamingIt() {
+    UsageException unknown = assertThrows(UsageException.class,
+        () -> ChaosOptions.parse(List.of("--faults", "kill-leader,unplug")));
+    assertTrue(unknown.getMessage().startsWith("--faults: unknown fault 'unplug' (known: kill-leader,"),
+        unknown.getMessage());
+    UsageException twice = assertThrows(UsageException.class,
+        () -> ChaosOptions.parse(List.of("--faults", "kill-all,kill-all")));
+    assertEquals("--faults: 'kill-all' is listed twice", twice.getMessage());
+  }
+}

@@ -1,5 +1,6 @@
 package io.felix.broker.node;
 
+import io.felix.broker.control.ControlSettings;
 import io.felix.broker.control.FelixJacksonModule;
 import io.felix.broker.control.JournalRecord;
 
@@ -73,6 +74,11 @@ public final class NodeConfig {
     derived.put("jdbc-read-journal.use-shared-db", "slick");
     // A second writer (two singletons after a split brain) must stop recovery, not be repaired silently.
     derived.put("jdbc-journal.replay-filter.mode", "fail");
+    // The journal's circuit breakers stay open 60 s after 5 failures by default, so a singleton restarting after a
+    // journal failure would wait up to a minute once the database is back: they close again within one backoff.
+    String breakerReset = millis(ControlSettings.fromConfig(full).journalRestartMaxBackoff());
+    derived.put("jdbc-journal.circuit-breaker.reset-timeout", breakerReset);
+    derived.put("jdbc-snapshot-store.circuit-breaker.reset-timeout", breakerReset);
     String db = "pekko-persistence-jdbc.shared-databases.slick.";
     derived.put(db + "profile", journal.profile());
     derived.put(db + "db.url", journal.url());

@@ -27,8 +27,8 @@ final class ClusterView {
     static final Leader UNKNOWN = new Leader(-1, -1);
   }
 
-  /** One stream: its shard ids in ascending order and each shard's leader. */
-  record StreamView(String name, ErrorCode error, int[] shardIds, Map<Integer, Leader> leaders) {
+  /** One stream: its incarnation ("" unknown), its shard ids in ascending order and each shard's leader. */
+  record StreamView(String name, ErrorCode error, String incarnation, int[] shardIds, Map<Integer, Leader> leaders) {
     boolean hasShard(int shard) {
       return Arrays.binarySearch(shardIds, shard) >= 0;
     }
@@ -68,10 +68,10 @@ final class ClusterView {
     for (StreamMetadata m : response.getStreamsList()) {
       StreamView known = streams.get(m.getName());
       int[] ids = m.getShardsList().stream().mapToInt(ShardMetadata::getShard).sorted().toArray();
-      // A stream the answer says does not exist (any more), or that has other shards now (deleted and created
-      // again, with epochs starting over), keeps no leaders from before.
-      boolean gone = notOlder && known != null
-          && (m.getError() != ErrorCode.NONE || !Arrays.equals(ids, known.shardIds()));
+      // A stream the answer says does not exist (any more), or that is another incarnation or has other shards now
+      // (deleted and created again, with epochs starting over), keeps no leaders from before.
+      boolean gone = notOlder && known != null && (m.getError() != ErrorCode.NONE
+          || !m.getIncarnation().equals(known.incarnation()) || !Arrays.equals(ids, known.shardIds()));
       Map<Integer, Leader> leaders = new HashMap<>(known == null || gone ? Map.of() : known.leaders());
       for (ShardMetadata shard : m.getShardsList()) {
         Leader offered = new Leader(shard.getLeader(), shard.getLeaderEpoch());
@@ -81,9 +81,10 @@ final class ClusterView {
         }
       }
       if (known == null || notOlder) {
-        s.put(m.getName(), new StreamView(m.getName(), m.getError(), ids, Map.copyOf(leaders)));
+        s.put(m.getName(), new StreamView(m.getName(), m.getError(), m.getIncarnation(), ids, Map.copyOf(leaders)));
       } else {
-        s.put(m.getName(), new StreamView(m.getName(), known.error(), known.shardIds(), Map.copyOf(leaders)));
+        s.put(m.getName(), new StreamView(m.getName(), known.error(), known.incarnation(), known.shardIds(),
+            Map.copyOf(leaders)));
       }
     }
     return new ClusterView(Map.copyOf(b), Map.copyOf(s), Math.max(assignmentVersion, response.getAssignmentVersion()));
@@ -101,7 +102,7 @@ final class ClusterView {
     Map<Integer, Leader> leaders = new HashMap<>(view.leaders());
     leaders.put(shard, new Leader(leaderId, leaderEpoch));
     Map<String, StreamView> s = new HashMap<>(streams);
-    s.put(stream, new StreamView(stream, view.error(), view.shardIds(), Map.copyOf(leaders)));
+    s.put(stream, new StreamView(stream, view.error(), view.incarnation(), view.shardIds(), Map.copyOf(leaders)));
     Map<Integer, HostPort> b = brokers;
     if (leaderAddress != null) {
       Map<Integer, HostPort> copy = new HashMap<>(brokers);

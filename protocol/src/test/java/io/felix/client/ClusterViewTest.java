@@ -17,10 +17,14 @@ class ClusterViewTest {
 
   /** An answer from a table of {@code version}: stream s, one shard led by {@code leader} at {@code epoch}. */
   private static MetadataResponse answer(long version, int leader, long epoch) {
+    return answer(version, leader, epoch, "incarnation-1");
+  }
+
+  private static MetadataResponse answer(long version, int leader, long epoch, String incarnation) {
     return MetadataResponse.newBuilder()
         .addBrokers(BrokerAddress.newBuilder().setId(1).setHost(B1.host()).setPort(B1.port()))
         .addBrokers(BrokerAddress.newBuilder().setId(2).setHost(B2.host()).setPort(B2.port()))
-        .addStreams(StreamMetadata.newBuilder().setName("s")
+        .addStreams(StreamMetadata.newBuilder().setName("s").setIncarnation(incarnation)
             .addShards(ShardMetadata.newBuilder().setShard(0).setLeader(leader).setLeaderEpoch(epoch)))
         .setAssignmentVersion(version)
         .build();
@@ -61,6 +65,17 @@ class ClusterViewTest {
         .addStreams(StreamMetadata.newBuilder().setName("s").setError(ErrorCode.UNKNOWN_STREAM)).build());
     assertEquals(ClusterView.Leader.UNKNOWN, deleted.leader("s", 0));
     assertEquals(new ClusterView.Leader(2, 1), deleted.merge(answer(5, 2, 1)).leader("s", 0), "created again");
+  }
+
+  @Test
+  void aStreamCreatedAgainWithTheSameShardsIsKnownByItsIncarnation() {
+    ClusterView view = ClusterView.EMPTY.merge(answer(3, 1, 5, "incarnation-1"));
+    // Deleted and created again between two reads of this client: the same shards, epochs starting over.
+    assertEquals(new ClusterView.Leader(2, 1), view.merge(answer(9, 2, 1, "incarnation-2")).leader("s", 0));
+    assertEquals(new ClusterView.Leader(1, 5), view.merge(answer(9, 2, 1, "incarnation-1")).leader("s", 0),
+        "the same incarnation keeps its newer epoch");
+    assertEquals(new ClusterView.Leader(1, 5), view.merge(answer(2, 2, 1, "incarnation-2")).leader("s", 0),
+        "an older table says nothing about incarnations");
   }
 
   @Test

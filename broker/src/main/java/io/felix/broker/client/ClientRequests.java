@@ -71,6 +71,7 @@ public final class ClientRequests {
       if (shards == null) {
         s.setError(ErrorCode.UNKNOWN_STREAM);
       } else {
+        table.shard(new ShardId(name, 0)).ifPresent(a -> s.setIncarnation(a.incarnation().toString()));
         for (int i = 0; i < shards; i++) {
           ShardMetadata.Builder m = ShardMetadata.newBuilder().setShard(i).setLeader(ShardAssignment.NO_LEADER);
           Optional<ShardAssignment> a = name.isEmpty() ? Optional.empty() : table.shard(new ShardId(name, i));

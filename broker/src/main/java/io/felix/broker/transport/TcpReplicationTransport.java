@@ -40,7 +40,8 @@ import org.slf4j.LoggerFactory;
  * the measurement behind it).
  *
  * <p>Frame: 4-byte big-endian length, then one ReplicationFrame. The first frame of a dialled connection is a
- * PeerHello naming the dialler. A frame over max-frame-size fails only that connection (it reconnects).
+ * PeerHello naming the dialler and the broker it means to reach (a misdirected one is closed). A frame over
+ * max-frame-size fails only that connection (it reconnects).
  */
 public final class TcpReplicationTransport implements ReplicationTransport {
   private static final Logger log = LoggerFactory.getLogger(TcpReplicationTransport.class);
@@ -183,7 +184,15 @@ public final class TcpReplicationTransport implements ReplicationTransport {
     CompletableFuture<BoundedSourceQueue<ByteString>> queueReady = new CompletableFuture<>();
     Sink<ByteString, CompletionStage<Done>> in = decoder().toMat(Sink.foreach(frame -> {
       if (frame.hasHello()) {
-        int id = frame.getHello().getBrokerId();
+        PeerHello hello = frame.getHello();
+        int id = hello.getBrokerId();
+        if (id == selfId || (hello.hasToBrokerId() && hello.getToBrokerId() != selfId)) {
+          // The dialler used a stale address (ours now, even its own): closing makes it dial the peer's new one.
+          log.warn("broker {}: closing a replication connection from broker {} meant for broker {} ({}): its address "
+              + "for that broker is stale", selfId, id, hello.hasToBrokerId() ? hello.getToBrokerId() : "unknown",
+              connection.remoteAddress());
+          throw new MisdirectedConnectionException(id, selfId);
+        }
         peer.set(id);
         queueReady.thenAccept(q -> {
           links.put(id, q);
@@ -225,7 +234,8 @@ public final class TcpReplicationTransport implements ReplicationTransport {
         }), Keep.both())
         .run(system);
     BoundedSourceQueue<ByteString> queue = mat.first();
-    queue.offer(encode(ReplicationFrame.newBuilder().setHello(PeerHello.newBuilder().setBrokerId(selfId)).build()));
+    queue.offer(encode(ReplicationFrame.newBuilder()
+        .setHello(PeerHello.newBuilder().setBrokerId(selfId).setToBrokerId(peerId)).build()));
     links.put(peerId, queue);
     long started = System.nanoTime();
     mat.second().whenComplete((done, failure) -> {
@@ -249,6 +259,13 @@ public final class TcpReplicationTransport implements ReplicationTransport {
       }
       system.scheduler().scheduleOnce(wait, () -> dial(peerId, next), system.executionContext());
     });
+  }
+
+  /** Ends a connection whose dialler meant another broker (see {@link #accept}); expected, so without a trace. */
+  private static final class MisdirectedConnectionException extends RuntimeException {
+    MisdirectedConnectionException(int from, int self) {
+      super("broker " + from + " dialled broker " + self + " at a stale address", null, false, false);
+    }
   }
 
   private static Duration min(Duration a, Duration b) {

@@ -68,6 +68,17 @@ class DataPlaneClusterTest {
       TestBrokers.await("broker " + b + " hosts its replicas", Duration.ofSeconds(20), () ->
           brokers.describe(broker, new ShardId("epochs", 2)).hosted());
     }
+    // A new replica opens without state, as a wiped one would, and leads provisionally (taking no appends) until a
+    // follower agrees with its empty log: the tests' raw clients do not retry, so every leader is settled first.
+    for (String stream : STREAMS) {
+      for (int s = 0; s < SHARDS; s++) {
+        ShardId id = new ShardId(stream, s);
+        TestBrokers.await(id + " led and settled", Duration.ofSeconds(20), () -> {
+          ReplicaStatus leader = brokers.describe(id.shard() % 3, id);
+          return leader.role() == ReplicaRole.LEADER && !leader.recovering();
+        });
+      }
+    }
   }
 
   @AfterAll

@@ -28,33 +28,23 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 class ProducerTest {
-  private final List<AutoCloseable> closeables = new ArrayList<>();
+  private final ScriptedBrokers fixture = new ScriptedBrokers();
 
   @AfterEach
   void tearDown() throws Exception {
-    for (int i = closeables.size() - 1; i >= 0; i--) {
-      closeables.get(i).close();
-    }
+    fixture.close();
   }
 
   private ScriptedBroker broker(int id) throws Exception {
-    ScriptedBroker b = new ScriptedBroker(id);
-    closeables.add(b);
-    return b;
+    return fixture.broker(id);
   }
 
   private FelixClient client(ClientSettings settings) {
-    FelixClient c = new FelixClient(settings);
-    closeables.add(c);
-    return c;
+    return fixture.client(settings);
   }
 
   private static ClientSettings.Builder settings(ScriptedBroker... bootstrap) {
-    List<HostPort> addresses = new ArrayList<>();
-    for (ScriptedBroker b : bootstrap) {
-      addresses.add(b.address());
-    }
-    return ClientSettings.builder(addresses)
+    return ClientSettings.builder(ScriptedBrokers.addresses(bootstrap))
         .linger(Duration.ofSeconds(30))
         .retryBackoff(Duration.ofMillis(20))
         .retryBackoffMax(Duration.ofMillis(500))

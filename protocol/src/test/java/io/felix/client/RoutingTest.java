@@ -23,33 +23,23 @@ import org.junit.jupiter.api.Test;
 
 /** Where the client sends metadata reads and produces when brokers disagree, lag, stay silent or are down. */
 class RoutingTest {
-  private final List<AutoCloseable> closeables = new ArrayList<>();
+  private final ScriptedBrokers fixture = new ScriptedBrokers();
 
   @AfterEach
   void tearDown() throws Exception {
-    for (int i = closeables.size() - 1; i >= 0; i--) {
-      closeables.get(i).close();
-    }
+    fixture.close();
   }
 
   private ScriptedBroker broker(int id) throws Exception {
-    ScriptedBroker b = new ScriptedBroker(id);
-    closeables.add(b);
-    return b;
+    return fixture.broker(id);
   }
 
   private FelixClient client(ClientSettings settings) {
-    FelixClient c = new FelixClient(settings);
-    closeables.add(c);
-    return c;
+    return fixture.client(settings);
   }
 
   private static ClientSettings.Builder settings(ScriptedBroker... bootstrap) {
-    List<HostPort> addresses = new ArrayList<>();
-    for (ScriptedBroker b : bootstrap) {
-      addresses.add(b.address());
-    }
-    return ClientSettings.builder(addresses)
+    return ClientSettings.builder(ScriptedBrokers.addresses(bootstrap))
         .linger(Duration.ZERO)
         .retryBackoff(Duration.ofMillis(50))
         .retryBackoffMax(Duration.ofMillis(200))

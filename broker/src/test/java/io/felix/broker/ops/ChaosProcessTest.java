@@ -17,8 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The fault suite ({@code chaos}) for about three minutes against three supervised broker processes: every
  * fault kind listed here must keep every acknowledged record exactly once and in order and have every shard
- * writable again within 30 s. The graceful rolling restart is left out for time (three restarts one after
- * another); the long runs in the README include it.
+ * writable again within 45 s (a kill of every broker restarts three JVMs at once on two cores). The graceful
+ * rolling restart is left out for time (three restarts one after another); the long runs in the README have it.
  */
 @Tag("process")
 @Timeout(value = 12, unit = java.util.concurrent.TimeUnit.MINUTES) // hung brokers fail the test, never stall CI
@@ -34,7 +34,7 @@ class ChaosProcessTest {
   void everyFaultRoundKeepsEveryAcknowledgedRecordAndEveryShardWritable() throws Exception {
     ChaosOptions options = ChaosOptions.parse(List.of("--duration", "90s",
         "--faults", String.join(",", FAULTS.stream().map(FaultKind::wireName).toList()),
-        "--rate", "200", "--seed", "42", "--writable-within", "30s", "--dir", dir.resolve("chaos").toString()));
+        "--rate", "200", "--seed", "42", "--writable-within", "45s", "--dir", dir.resolve("chaos").toString()));
     ChaosTable table = ChaosCommand.execute(options, Map.of(
         // The tests run before Maven packages the broker jar: the brokers run from the test classpath.
         "FELIX_BROKER_CLASSPATH", System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")),

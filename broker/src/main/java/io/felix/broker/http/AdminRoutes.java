@@ -82,6 +82,7 @@ public final class AdminRoutes extends AllDirectives {
         path("health", () -> get(() -> json(StatusCodes.OK, AdminJson.message("up")))),
         path("ready", () -> get(this::ready)),
         MetricsRoute.create(BrokerMetrics.of(system)),
+        ConsoleRoute.create(),
         pathPrefix("v1", () -> concat(
             path("brokers", () -> get(() -> withStatuses(shard -> true, (view, statuses) -> ok(AdminJson.brokers(
                 view, UnderReplication.perLeader(view.state().shards().values(), statuses)))))),

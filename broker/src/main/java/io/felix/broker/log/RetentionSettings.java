@@ -47,11 +47,11 @@ public record RetentionSettings(long retentionMs, long retentionBytes, Duration 
   }
 
   /** What applies to a stream: its own settings where it has them, these defaults (and the log's) elsewhere. */
-  public Retention resolve(StreamConfig stream, LogSettings log) {
+  public Retention resolve(StreamConfig stream, long defaultSegmentBytes) {
     return new Retention(
         stream.retentionMs() != null ? stream.retentionMs() : retentionMs,
         stream.retentionBytes() != null ? stream.retentionBytes() : retentionBytes,
-        stream.segmentBytes() != null ? stream.segmentBytes() : log.segmentBytes());
+        stream.segmentBytes() != null ? stream.segmentBytes() : defaultSegmentBytes);
   }
 
   /** The limits in force for one stream; -1: no limit. */

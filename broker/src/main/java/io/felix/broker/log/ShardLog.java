@@ -151,7 +151,8 @@ public final class ShardLog implements AutoCloseable {
     return dir;
   }
 
-  LogSettings settings() {
+  /** The settings the log was opened with (its segment size is the default a stream's own may replace). */
+  public LogSettings settings() {
     return settings;
   }
 

@@ -255,7 +255,8 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
   /** KIP-101 / KIP-279: keep only what both logs hold under the same epochs. */
   private void truncateToAgreement(long leaderEpoch, long leaderEnd) {
     long ours = leaderEpoch < 0 ? 0 : ctx.log.endOffsetForEpoch(leaderEpoch);
-    long target = Math.min(leaderEnd, ours);
+    // Never below this log's own start: what retention deleted here was committed, so it cannot diverge.
+    long target = Math.max(Math.min(leaderEnd, ours), ctx.log.logStartOffset());
     long before = ctx.log.logEndOffset();
     if (target < before) {
       long after = ctx.log.truncateTo(target);

@@ -200,8 +200,11 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
       return this;
     }
     EpochEnd agreed = ctx.log.epochEndFor(fetch.getLastFetchedEpoch());
-    if (offset > ctx.log.logEndOffset() || agreed.epoch() != fetch.getLastFetchedEpoch()
-        || offset > agreed.endOffset()) {
+    // An empty follower log (epoch -1) cannot diverge: it may start anywhere this log holds (after retention, or
+    // after it started again at this log's start), not only where this log starts.
+    boolean emptyWithin = fetch.getLastFetchedEpoch() < 0 && offset <= ctx.log.logEndOffset();
+    if (!emptyWithin && (offset > ctx.log.logEndOffset() || agreed.epoch() != fetch.getLastFetchedEpoch()
+        || offset > agreed.endOffset())) {
       if (fetch.getAckOnly()) {
         return this; // a diverged log's stored offset counts for nothing; its regular fetch gets the answer
       }

@@ -18,6 +18,7 @@ import io.felix.broker.control.PlacementEvent.PlacementResumed;
 import io.felix.broker.control.PlacementEvent.ShardPlaced;
 import io.felix.broker.control.PlacementEvent.StreamConfigChanged;
 import io.felix.broker.control.PlacementEvent.StreamCreated;
+import io.felix.broker.control.PlacementEvent.StreamShardsAdded;
 import io.felix.broker.control.PlacementEvent.StreamDeleted;
 import io.felix.broker.control.PlacementEvent.TableVersionRaised;
 import java.util.ArrayList;
@@ -125,6 +126,9 @@ public record ControlState(
     } else if (event instanceof StreamConfigChanged e) {
       streams.computeIfPresent(e.stream(), (name, s) -> new StreamRecord(name, s.shards(), s.replicationFactor(),
           s.incarnation(), e.config()));
+    } else if (event instanceof StreamShardsAdded e) {
+      streams.computeIfPresent(e.stream(), (name, s) -> new StreamRecord(name, e.shards(), s.replicationFactor(),
+          s.incarnation(), s.config()));
     } else if (event instanceof StreamDeleted e) {
       streams.remove(e.stream());
       shards.keySet().removeIf(id -> id.stream().equals(e.stream()));

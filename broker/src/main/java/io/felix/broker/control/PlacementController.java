@@ -76,8 +76,11 @@ public final class PlacementController
     }
   }
 
-  /** PATCH /v1/streams/{name}: the settings {@code change} sets (non-null) replace the stream's. */
-  public record ChangeStream(String name, StreamConfig change, ActorRef<ControlReply> replyTo)
+  /**
+   * PATCH /v1/streams/{name}: the settings {@code change} sets (non-null) replace the stream's; {@code shards}, when
+   * not null, is the new (larger) shard count.
+   */
+  public record ChangeStream(String name, StreamConfig change, Integer shards, ActorRef<ControlReply> replyTo)
       implements Command, ControlMessage {}
 
   public record DeleteStream(String name, ActorRef<ControlReply> replyTo) implements Command, ControlMessage {}
@@ -232,8 +235,8 @@ public final class PlacementController
         .onCommand(RegisterBroker.class, this::onRegisterBroker)
         .onCommand(CreateStream.class, (s, c) -> reply(decisions.createStream(s, liveness.available(), c.name(),
             c.shards(), c.replicationFactor(), c.config()), c.replyTo(), PassTrigger.STREAM_CREATED))
-        .onCommand(ChangeStream.class, (s, c) -> reply(decisions.changeStream(s, c.name(), c.change()), c.replyTo(),
-            null))
+        .onCommand(ChangeStream.class, (s, c) -> reply(decisions.changeStream(s, liveness.available(), c.name(),
+            c.change(), c.shards()), c.replyTo(), c.shards() == null ? null : PassTrigger.STREAM_CREATED))
         .onCommand(DeleteStream.class, (s, c) -> reply(decisions.deleteStream(s, c.name()), c.replyTo(), null))
         .onCommand(DrainBroker.class, (s, c) -> reply(decisions.drain(s, c.brokerId()), c.replyTo(),
             PassTrigger.DRAIN_REQUESTED))

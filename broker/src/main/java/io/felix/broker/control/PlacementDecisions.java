@@ -13,6 +13,7 @@ import io.felix.broker.control.PlacementEvent.PlacementPaused;
 import io.felix.broker.control.PlacementEvent.PlacementResumed;
 import io.felix.broker.control.PlacementEvent.StreamConfigChanged;
 import io.felix.broker.control.PlacementEvent.StreamCreated;
+import io.felix.broker.control.PlacementEvent.StreamShardsAdded;
 import io.felix.broker.control.PlacementEvent.StreamDeleted;
 import io.felix.placement.Action;
 import io.felix.placement.ClusterSnapshot;
@@ -98,18 +99,40 @@ public final class PlacementDecisions {
     return new Decision(events, ControlReply.done("stream '" + name + "' created with " + shards + " shards"));
   }
 
-  /** PATCH: the settings {@code change} sets replace the stream's; a change that changes nothing persists nothing. */
-  public Decision changeStream(ControlState state, String name, StreamConfig change) {
+  /**
+   * PATCH: the settings {@code change} sets replace the stream's, and a larger {@code shards} (null: unchanged) adds
+   * shards placed by the same rules as a new stream's; a change that changes nothing persists nothing.
+   */
+  public Decision changeStream(ControlState state, Set<Integer> available, String name, StreamConfig change,
+      Integer shards) {
     StreamRecord stream = state.streams().get(name);
     if (stream == null) {
       return Decision.refuse(ControlReply.notFound("stream '" + name + "' does not exist"));
     }
+    if (shards != null && (shards < stream.shards() || shards > MAX_SHARDS_PER_STREAM)) {
+      return Decision.refuse(ControlReply.invalid("shards: can only grow, up to " + MAX_SHARDS_PER_STREAM
+          + ": the stream has " + stream.shards() + ", got " + shards));
+    }
+    List<PlacementEvent> events = new ArrayList<>();
     StreamConfig changed = stream.config().changedBy(change);
-    if (changed.equals(stream.config())) {
+    if (!changed.equals(stream.config())) {
+      events.add(new StreamConfigChanged(name, changed));
+    }
+    if (shards != null && shards > stream.shards()) {
+      Plan plan = Planner.plan(PlacementSnapshots.withShardCount(PlacementSnapshots.of(state, available, settings),
+          name, shards));
+      events.add(new StreamShardsAdded(name, shards));
+      for (Step step : plan.steps()) {
+        if (step.action() == Action.PLACE && step.group().equals(name) && step.shard() >= stream.shards()) {
+          events.add(PlacementSnapshots.placed(step));
+        }
+      }
+    }
+    if (events.isEmpty()) {
       return Decision.refuse(ControlReply.done("stream '" + name + "' already has these settings"));
     }
-    return new Decision(List.of(new StreamConfigChanged(name, changed)),
-        ControlReply.done("stream '" + name + "' changed: " + changed));
+    return new Decision(events, ControlReply.done("stream '" + name + "' changed: " + changed
+        + (shards != null && shards > stream.shards() ? ", " + shards + " shards" : "")));
   }
 
   public Decision deleteStream(ControlState state, String name) {

@@ -83,4 +83,7 @@ public sealed interface PlacementEvent extends JournalRecord {
 
   /** PATCH /v1/streams/{name}: the stream's settings are now {@code config} (the whole of them, not the change). */
   record StreamConfigChanged(String stream, StreamConfig config) implements PlacementEvent {}
+
+  /** PATCH raised the stream's shard count to {@code shards}; the new shards' {@link ShardPlaced} events follow. */
+  record StreamShardsAdded(String stream, int shards) implements PlacementEvent {}
 }

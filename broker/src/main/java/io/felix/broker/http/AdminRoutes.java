@@ -146,20 +146,23 @@ public final class AdminRoutes extends AllDirectives {
   }
 
   /** The settings a stream may change; any other field is refused, so that nothing is silently ignored. */
-  private static final Set<String> CHANGEABLE = Set.of("retention_ms", "retention_bytes", "segment_bytes");
+  private static final Set<String> CHANGEABLE = Set.of("retention_ms", "retention_bytes", "segment_bytes", "shards");
 
   private Route changeStream(String name, JsonNode body) {
     for (Iterator<String> fields = body.fieldNames(); fields.hasNext(); ) {
       String field = fields.next();
       if (!CHANGEABLE.contains(field)) {
-        throw new BadField(field + ": cannot be changed (changeable: retention_ms, retention_bytes, segment_bytes)");
+        throw new BadField(field + ": cannot be changed (changeable: retention_ms, retention_bytes, segment_bytes, "
+            + "shards)");
       }
     }
     StreamConfig change = streamConfig(body);
-    if (change.equals(StreamConfig.DEFAULTS)) {
-      throw new BadField("the body names no setting to change (retention_ms, retention_bytes, segment_bytes)");
+    Integer shards = body.has("shards") ? integer(body, "shards") : null;
+    if (change.equals(StreamConfig.DEFAULTS) && shards == null) {
+      throw new BadField("the body names no setting to change (retention_ms, retention_bytes, segment_bytes, "
+          + "shards)");
     }
-    return command(r -> new PlacementController.ChangeStream(name, change, r));
+    return command(r -> new PlacementController.ChangeStream(name, change, shards, r));
   }
 
   /** A stream's own settings from a body: each optional (absent: the broker default, or unchanged). */

@@ -167,11 +167,9 @@ final class ControlMessageMapping {
             p -> new PlacementController.LeaderNotServing(ShardRefs.toId(p.getShard()), p.getBrokerId(),
                 p.getLeaderEpoch(), fromWire(p.getReason(), NotServingReason.class, "NOT_SERVING_REASON_"))),
 
-        bind("CH", PlacementController.ChangeStream.class,
-            m -> ChangeStreamMsg.newBuilder().setName(m.name()).setChange(streamConfig(m.change()))
-                .setReplyTo(ref(m.replyTo())).build(),
-            ChangeStreamMsg.parser(),
-            p -> new PlacementController.ChangeStream(p.getName(), streamConfig(p.getChange()), ref(p.getReplyTo()))),
+        bind("CH", PlacementController.ChangeStream.class, this::changeStream, ChangeStreamMsg.parser(),
+            p -> new PlacementController.ChangeStream(p.getName(), streamConfig(p.getChange()),
+                p.hasShards() ? p.getShards() : null, ref(p.getReplyTo()))),
 
         bind("OK", ControlReply.Done.class, m -> DoneMsg.newBuilder().setMessage(m.message()).build(),
             DoneMsg.parser(), p -> new ControlReply.Done(p.getMessage())),
@@ -276,6 +274,15 @@ final class ControlMessageMapping {
     Map<String, StreamConfig> configs = new HashMap<>();
     m.getStreamConfigsMap().forEach((stream, config) -> configs.put(stream, streamConfig(config)));
     return new AssignmentTable(m.getVersion(), brokers, m.getStreamsMap(), shards, configs);
+  }
+
+  private ChangeStreamMsg changeStream(PlacementController.ChangeStream m) {
+    ChangeStreamMsg.Builder b = ChangeStreamMsg.newBuilder().setName(m.name()).setChange(streamConfig(m.change()))
+        .setReplyTo(ref(m.replyTo()));
+    if (m.shards() != null) {
+      b.setShards(m.shards());
+    }
+    return b.build();
   }
 
   private static StreamConfigMsg streamConfig(StreamConfig c) {

@@ -42,7 +42,7 @@ class StreamSettingsDecisionsTest {
     ControlState state = withStream(new StreamConfig(60_000L, null, 4096L));
     long version = state.tableVersion();
 
-    Decision change = decisions.changeStream(state, "kept", new StreamConfig(null, 1_000_000L, null));
+    Decision change = decisions.changeStream(state, Set.of(0, 1, 2), "kept", new StreamConfig(null, 1_000_000L, null), null);
     StreamConfig expected = new StreamConfig(60_000L, 1_000_000L, 4096L);
     assertEquals(List.of(new StreamConfigChanged("kept", expected)), change.events());
     ControlState changed = replay(state, change.events());
@@ -50,10 +50,33 @@ class StreamSettingsDecisionsTest {
     assertEquals(expected, changed.table().streamConfig("kept"));
     assertEquals(version + 1, changed.table().version(), "the change is pushed as a new table");
 
-    Decision again = decisions.changeStream(changed, "kept", new StreamConfig(null, 1_000_000L, null));
+    Decision again = decisions.changeStream(changed, Set.of(0, 1, 2), "kept", new StreamConfig(null, 1_000_000L, null), 3);
     assertEquals(List.of(), again.events(), "a change that changes nothing persists nothing");
-    assertEquals(ControlReply.Refusal.NOT_FOUND, ((ControlReply.Rejected) decisions.changeStream(changed, "other",
-        new StreamConfig(1L, null, null)).reply()).refusal());
+    assertEquals(ControlReply.Refusal.NOT_FOUND, ((ControlReply.Rejected) decisions.changeStream(changed, Set.of(0, 1, 2), "other",
+        new StreamConfig(1L, null, null), null).reply()).refusal());
+  }
+
+  @Test
+  void raisingTheShardCountPlacesTheNewShardsByTheSameRulesAsANewStream() {
+    ControlState state = withStream(StreamConfig.DEFAULTS); // 3 shards, one leader per broker
+    Decision grow = decisions.changeStream(state, Set.of(0, 1, 2), "kept", StreamConfig.DEFAULTS, 9);
+    assertEquals(new PlacementEvent.StreamShardsAdded("kept", 9), grow.events().get(0));
+    assertEquals(7, grow.events().size(), "the count, then shards 3..8 placed at epoch 1");
+    ControlState grown = replay(state, grow.events());
+    assertEquals(9, grown.streams().get("kept").shards());
+    assertEquals(9, grown.table().streams().get("kept"));
+    for (int broker = 0; broker < 3; broker++) {
+      assertEquals(3, grown.leadersOn(broker), "broker " + broker + " leads a third, as a new 9-shard stream would");
+      assertEquals(9, grown.replicasOn(broker));
+    }
+    for (int shard = 3; shard < 9; shard++) {
+      io.felix.broker.assignment.ShardAssignment a = grown.shards().get(new io.felix.broker.assignment.ShardId("kept",
+          shard));
+      assertEquals(1, a.leaderEpoch());
+      assertEquals(state.streams().get("kept").incarnation(), a.incarnation());
+    }
+    assertEquals(ControlReply.Refusal.INVALID, ((ControlReply.Rejected) decisions.changeStream(grown, Set.of(0, 1, 2),
+        "kept", StreamConfig.DEFAULTS, 4).reply()).refusal(), "a stream never loses shards");
   }
 
   @Test

@@ -60,7 +60,9 @@ class StreamSettingsClusterTest {
       expect(400, "retention_bytes must be -1 (unlimited) or at least 0, got -7",
           cluster.patch(via, "/v1/streams/kept", "{\"retention_bytes\":-7}"));
       expect(400, "segment_bytes must be between 1024", cluster.patch(via, "/v1/streams/kept", "{\"segment_bytes\":5}"));
-      expect(400, "shards: cannot be changed", cluster.patch(via, "/v1/streams/kept", "{\"shards\":4}"));
+      expect(400, "replication_factor: cannot be changed",
+          cluster.patch(via, "/v1/streams/kept", "{\"replication_factor\":1}"));
+      expect(400, "shards: can only grow", cluster.patch(via, "/v1/streams/kept", "{\"shards\":0}"));
       expect(400, "retention_ms: must be an integer",
           cluster.patch(via, "/v1/streams/kept", "{\"retention_ms\":\"1h\"}"));
       expect(400, "names no setting", cluster.patch(via, "/v1/streams/kept", "{}"));

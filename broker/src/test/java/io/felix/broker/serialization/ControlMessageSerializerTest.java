@@ -103,7 +103,8 @@ class ControlMessageSerializerTest {
       new PlacementEvent.TableVersionRaised(40),
       new StreamCreated("kept", 2, 1, java.util.UUID.fromString("5f1e4a8b-2c3d-4e5f-8a9b-0c1d2e3f4a5b"),
           new StreamConfig(3_600_000L, null, 1_048_576L)),
-      new PlacementEvent.StreamConfigChanged("kept", new StreamConfig(3_600_000L, 10_000L, 1_048_576L)));
+      new PlacementEvent.StreamConfigChanged("kept", new StreamConfig(3_600_000L, 10_000L, 1_048_576L)),
+      new PlacementEvent.StreamShardsAdded("kept", 3));
 
   @AfterAll
   static void stop() {
@@ -132,7 +133,8 @@ class ControlMessageSerializerTest {
         new PlacementController.RegisterBroker(2, "zone-a", 12, BROKER_2),
         new PlacementController.CreateStream("orders", 12, 3, replyTo),
         new PlacementController.CreateStream("kept", 2, 1, new StreamConfig(-1L, 1L << 30, null), replyTo),
-        new PlacementController.ChangeStream("kept", new StreamConfig(null, 5_000L, null), replyTo),
+        new PlacementController.ChangeStream("kept", new StreamConfig(null, 5_000L, null), null, replyTo),
+        new PlacementController.ChangeStream("kept", StreamConfig.DEFAULTS, 6, replyTo),
         new ReplicaStatus(ORDERS_0, 3, true, ReplicaRole.LEADER, 9, 12_345, 12_000, false, false, 10, List.of(3),
             4_000),
         new PlacementController.DeleteStream("orders", replyTo),

@@ -79,6 +79,24 @@ class StreamSettingsClusterTest {
       int leader = shard(cluster, via).get("leader").asInt();
       String metrics = cluster.get(cluster.broker(leader), "/metrics").body();
       assertTrue(metrics.contains("felix_log_start_offset{shard=\"0\",stream=\"kept\"}"), metrics);
+
+      // More shards: placed like a new stream's, and they take records.
+      assertEquals(200, cluster.patch(via, "/v1/streams/kept", "{\"shards\":3}").status());
+      assertEquals(3, cluster.get(via, "/v1/streams/kept").json().get("shards").asInt());
+      try (FelixClient client = cluster.client()) {
+        BrokerCluster.await(Duration.ofSeconds(20), "a record reaches the new shard 2", () -> {
+          try {
+            return client.produce("kept", 2, new byte[0], "new".getBytes(StandardCharsets.UTF_8), List.of())
+                .get(10, TimeUnit.SECONDS).offset() >= 0;
+          } catch (Exception e) {
+            return false;
+          }
+        });
+      }
+      JsonNode shards = cluster.get(via, "/v1/streams/kept").json().get("shard_assignments");
+      assertEquals(3, shards.size());
+      assertEquals(3, java.util.stream.IntStream.range(0, 3).map(i -> shards.get(i).get("leader").asInt())
+          .distinct().count(), "one leader per broker: " + shards);
     }
   }
 

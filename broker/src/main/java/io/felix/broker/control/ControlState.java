@@ -8,6 +8,7 @@ import io.felix.broker.assignment.StreamConfig;
 import io.felix.broker.control.PlacementEvent.BrokerDraining;
 import io.felix.broker.control.PlacementEvent.BrokerJoined;
 import io.felix.broker.control.PlacementEvent.BrokerRemoved;
+import io.felix.broker.control.PlacementEvent.BrokerUndrained;
 import io.felix.broker.control.PlacementEvent.LeaderPromoted;
 import io.felix.broker.control.PlacementEvent.MoveAborted;
 import io.felix.broker.control.PlacementEvent.MoveCompleted;
@@ -118,6 +119,9 @@ public record ControlState(
     } else if (event instanceof BrokerDraining e) {
       BrokerRecord b = brokers.get(e.brokerId());
       brokers.put(b.id(), new BrokerRecord(b.id(), b.zone(), b.maxShards(), b.endpoint(), true));
+    } else if (event instanceof BrokerUndrained e) {
+      BrokerRecord b = brokers.get(e.brokerId());
+      brokers.put(b.id(), new BrokerRecord(b.id(), b.zone(), b.maxShards(), b.endpoint(), false));
     } else if (event instanceof BrokerRemoved e) {
       brokers.remove(e.brokerId());
     } else if (event instanceof StreamCreated e) {

@@ -87,6 +87,8 @@ public final class PlacementController
 
   public record DrainBroker(int brokerId, ActorRef<ControlReply> replyTo) implements Command, ControlMessage {}
 
+  public record UndrainBroker(int brokerId, ActorRef<ControlReply> replyTo) implements Command, ControlMessage {}
+
   public record RemoveBroker(int brokerId, ActorRef<ControlReply> replyTo) implements Command, ControlMessage {}
 
   public record PausePlacement(ActorRef<ControlReply> replyTo) implements Command, ControlMessage {}
@@ -240,6 +242,8 @@ public final class PlacementController
         .onCommand(DeleteStream.class, (s, c) -> reply(decisions.deleteStream(s, c.name()), c.replyTo(), null))
         .onCommand(DrainBroker.class, (s, c) -> reply(decisions.drain(s, c.brokerId()), c.replyTo(),
             PassTrigger.DRAIN_REQUESTED))
+        .onCommand(UndrainBroker.class, (s, c) -> reply(decisions.undrain(s, c.brokerId()), c.replyTo(),
+            PassTrigger.DRAIN_STOPPED))
         .onCommand(RemoveBroker.class, (s, c) -> reply(decisions.remove(s, c.brokerId()), c.replyTo(), null))
         .onCommand(PausePlacement.class, (s, c) -> reply(decisions.pause(s, clock.millis()), c.replyTo(), null))
         .onCommand(ResumePlacement.class, (s, c) -> reply(decisions.resume(s, clock.millis()), c.replyTo(),

@@ -6,6 +6,7 @@ import io.felix.broker.assignment.StreamConfig;
 import io.felix.broker.control.ControlState.BrokerRecord;
 import io.felix.broker.control.ControlState.StreamRecord;
 import io.felix.broker.control.PlacementEvent.BrokerDraining;
+import io.felix.broker.control.PlacementEvent.BrokerUndrained;
 import io.felix.broker.control.PlacementEvent.BrokerJoined;
 import io.felix.broker.control.PlacementEvent.BrokerRemoved;
 import io.felix.broker.control.PlacementEvent.MoveStarted;
@@ -151,6 +152,18 @@ public final class PlacementDecisions {
       return Decision.refuse(ControlReply.done("broker " + brokerId + " is already draining"));
     }
     return new Decision(List.of(new BrokerDraining(brokerId)), ControlReply.done("broker " + brokerId + " is draining"));
+  }
+
+  public Decision undrain(ControlState state, int brokerId) {
+    BrokerRecord broker = state.brokers().get(brokerId);
+    if (broker == null) {
+      return Decision.refuse(ControlReply.notFound("broker " + brokerId + " is not known"));
+    }
+    if (!broker.draining()) {
+      return Decision.refuse(ControlReply.done("broker " + brokerId + " is not draining"));
+    }
+    return new Decision(List.of(new BrokerUndrained(brokerId)),
+        ControlReply.done("broker " + brokerId + " is no longer draining: it takes shards again"));
   }
 
   public Decision remove(ControlState state, int brokerId) {

@@ -20,6 +20,9 @@ public sealed interface PlacementEvent extends JournalRecord {
   /** An operator asked for every shard to be moved off the broker; it takes nothing new. */
   record BrokerDraining(int brokerId) implements PlacementEvent {}
 
+  /** An operator stopped a drain: the broker takes shards again (moves already made stay; rebalancing evens out). */
+  record BrokerUndrained(int brokerId) implements PlacementEvent {}
+
   /** A drained broker was removed from the cluster's broker list. */
   record BrokerRemoved(int brokerId) implements PlacementEvent {}
 

@@ -90,7 +90,9 @@ public final class AdminRoutes extends AllDirectives {
             path("brokers", () -> get(() -> withStatuses(shard -> true, (view, statuses) -> ok(AdminJson.brokers(
                 view, UnderReplication.perLeader(view.state().shards().values(), statuses)))))),
             path(PathMatchers.segment("brokers").slash(PathMatchers.integerSegment()).slash("drain"),
-                id -> post(() -> command(r -> new PlacementController.DrainBroker(id, r)))),
+                id -> concat(
+                    post(() -> command(r -> new PlacementController.DrainBroker(id, r))),
+                    delete(() -> command(r -> new PlacementController.UndrainBroker(id, r))))),
             path(PathMatchers.segment("brokers").slash(PathMatchers.segment()), id -> delete(() -> brokerId(id,
                 n -> command(r -> new PlacementController.RemoveBroker(n, r))))),
             path("streams", () -> concat(

@@ -34,6 +34,7 @@ import io.felix.protocol.control.DeleteStreamMsg;
 import io.felix.protocol.control.DescribeReplicaMsg;
 import io.felix.protocol.control.DoneMsg;
 import io.felix.protocol.control.DrainBrokerMsg;
+import io.felix.protocol.control.UndrainBrokerMsg;
 import io.felix.protocol.control.FenceShardMsg;
 import io.felix.protocol.control.GetTableMsg;
 import io.felix.protocol.control.GetViewMsg;
@@ -143,6 +144,9 @@ final class ControlMessageMapping {
         bind("DB", PlacementController.DrainBroker.class,
             m -> DrainBrokerMsg.newBuilder().setBrokerId(m.brokerId()).setReplyTo(ref(m.replyTo())).build(),
             DrainBrokerMsg.parser(), p -> new PlacementController.DrainBroker(p.getBrokerId(), ref(p.getReplyTo()))),
+        bind("UB", PlacementController.UndrainBroker.class,
+            m -> UndrainBrokerMsg.newBuilder().setBrokerId(m.brokerId()).setReplyTo(ref(m.replyTo())).build(),
+            UndrainBrokerMsg.parser(), p -> new PlacementController.UndrainBroker(p.getBrokerId(), ref(p.getReplyTo()))),
         bind("RM", PlacementController.RemoveBroker.class,
             m -> RemoveBrokerMsg.newBuilder().setBrokerId(m.brokerId()).setReplyTo(ref(m.replyTo())).build(),
             RemoveBrokerMsg.parser(), p -> new PlacementController.RemoveBroker(p.getBrokerId(), ref(p.getReplyTo()))),

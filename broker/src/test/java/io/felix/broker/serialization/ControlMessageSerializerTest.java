@@ -22,6 +22,7 @@ import io.felix.broker.control.JournalRecord;
 import io.felix.broker.control.PlacementController;
 import io.felix.broker.control.PlacementEvent;
 import io.felix.broker.control.PlacementEvent.BrokerDraining;
+import io.felix.broker.control.PlacementEvent.BrokerUndrained;
 import io.felix.broker.control.PlacementEvent.BrokerJoined;
 import io.felix.broker.control.PlacementEvent.BrokerRemoved;
 import io.felix.broker.control.PlacementEvent.LeaderPromoted;
@@ -95,6 +96,7 @@ class ControlMessageSerializerTest {
       new MoveAborted(CLICKS_7, 2, "move-timeout", 4_000),
       new MoveStarted(3, CLICKS_7, 3, 2, true, "balance", 5_000),
       new BrokerDraining(3),
+      new BrokerUndrained(3),
       new BrokerJoined(4, "", 0, new BrokerEndpoint(4, "h4", 4, 5, 6)),
       new BrokerRemoved(4),
       new PlacementPaused(6_000),
@@ -139,6 +141,7 @@ class ControlMessageSerializerTest {
             4_000),
         new PlacementController.DeleteStream("orders", replyTo),
         new PlacementController.DrainBroker(3, replyTo),
+        new PlacementController.UndrainBroker(3, replyTo),
         new PlacementController.RemoveBroker(3, replyTo),
         new PlacementController.PausePlacement(replyTo),
         new PlacementController.ResumePlacement(replyTo),

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.felix.broker.assignment.AssignmentTable;
 import io.felix.broker.assignment.ShardId;
+import io.felix.broker.assignment.StreamConfig;
 import io.felix.broker.control.AssignmentHolder;
 import io.felix.broker.control.ControlReply;
 import io.felix.broker.control.ControlSettings;
@@ -15,7 +16,10 @@ import io.felix.broker.metrics.BrokerMetrics;
 import io.felix.broker.metrics.MetricsRoute;
 import io.felix.broker.shard.ReplicaStatus;
 import java.time.Duration;
+import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BiFunction;
@@ -98,6 +102,7 @@ public final class AdminRoutes extends AllDirectives {
                 post(() -> body(this::createStream)))),
             path(PathMatchers.segment("streams").slash(PathMatchers.segment()), name -> concat(
                 get(() -> describeStream(name)),
+                patch(() -> body(b -> changeStream(name, b))),
                 delete(() -> command(r -> new PlacementController.DeleteStream(name, r))))),
             path("replication-status", () -> get(() -> parameterOptional("format", format ->
                 withView(view -> {
@@ -139,7 +144,51 @@ public final class AdminRoutes extends AllDirectives {
     String name = text(body, "name");
     int shards = integer(body, "shards");
     int rf = integer(body, "replication_factor");
-    return command(r -> new PlacementController.CreateStream(name, shards, rf, r));
+    StreamConfig config = streamConfig(body);
+    return command(r -> new PlacementController.CreateStream(name, shards, rf, config, r));
+  }
+
+  /** The settings a stream may change; any other field is refused, so that nothing is silently ignored. */
+  private static final Set<String> CHANGEABLE = Set.of("retention_ms", "retention_bytes", "segment_bytes", "shards");
+
+  private Route changeStream(String name, JsonNode body) {
+    for (Iterator<String> fields = body.fieldNames(); fields.hasNext(); ) {
+      String field = fields.next();
+      if (!CHANGEABLE.contains(field)) {
+        throw new BadField(field + ": cannot be changed (changeable: retention_ms, retention_bytes, segment_bytes, "
+            + "shards)");
+      }
+    }
+    StreamConfig change = streamConfig(body);
+    Integer shards = body.has("shards") ? integer(body, "shards") : null;
+    if (change.equals(StreamConfig.DEFAULTS) && shards == null) {
+      throw new BadField("the body names no setting to change (retention_ms, retention_bytes, segment_bytes, "
+          + "shards)");
+    }
+    return command(r -> new PlacementController.ChangeStream(name, change, shards, r));
+  }
+
+  /** A stream's own settings from a body: each optional (absent: the broker default, or unchanged). */
+  private static StreamConfig streamConfig(JsonNode body) {
+    Long retentionMs = optionalLong(body, "retention_ms");
+    Long retentionBytes = optionalLong(body, "retention_bytes");
+    Long segmentBytes = optionalLong(body, "segment_bytes");
+    List<String> problems = StreamConfig.problems(retentionMs, retentionBytes, segmentBytes);
+    if (!problems.isEmpty()) {
+      throw new BadField(String.join("; ", problems));
+    }
+    return new StreamConfig(retentionMs, retentionBytes, segmentBytes);
+  }
+
+  private static Long optionalLong(JsonNode body, String field) {
+    JsonNode value = body.get(field);
+    if (value == null) {
+      return null;
+    }
+    if (!value.isIntegralNumber() || !value.canConvertToLong()) {
+      throw new BadField(field + ": must be an integer");
+    }
+    return value.longValue();
   }
 
   private Route startMove(JsonNode body) {

@@ -6,7 +6,8 @@ import java.time.Duration;
 
 /** The {@code felix.client-listener} section (see reference.conf for what each value is for). */
 public record ClientListenerSettings(
-    int maxFrameSize, int maxInFlight, Duration maxFetchWait, int maxFetchBytes, Duration forwardGrace) {
+    int maxFrameSize, int maxInFlight, Duration maxFetchWait, int maxFetchBytes, Duration forwardGrace,
+    ClientLimits limits) {
 
   public ClientListenerSettings {
     if (maxFrameSize < 1024) {
@@ -36,7 +37,7 @@ public record ClientListenerSettings(
       }
       return new ClientListenerSettings(
           (int) frame, c.getInt("max-in-flight"), c.getDuration("max-fetch-wait"), (int) fetch,
-          c.getDuration("forward-grace"));
+          c.getDuration("forward-grace"), ClientLimits.from(c));
     } catch (ConfigException e) {
       throw new IllegalArgumentException("bad felix.client-listener setting: " + e.getMessage(), e);
     }

@@ -167,6 +167,11 @@ public final class DataPlane {
     return transport.bytesSent();
   }
 
+  /** The client listener, for its connection and request-budget counts. */
+  public ClientListener clientListener() {
+    return clientListener;
+  }
+
   /** Aborts this broker's replication connections as a network failure would (they reconnect). For tests. */
   public void abortReplicationConnections(String reason) {
     transport.abortConnections(reason);

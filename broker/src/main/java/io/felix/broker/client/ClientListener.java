@@ -11,12 +11,13 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.NotUsed;
 import org.apache.pekko.stream.KillSwitches;
-import org.apache.pekko.stream.StreamIdleTimeoutException;
 import org.apache.pekko.stream.SharedKillSwitch;
+import org.apache.pekko.stream.javadsl.BidiFlow;
 import org.apache.pekko.stream.javadsl.Flow;
 import org.apache.pekko.stream.javadsl.Sink;
 import org.apache.pekko.stream.javadsl.Source;
@@ -36,7 +37,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Resources are bounded (felix.client-listener's limits): request bytes held by the broker and by each
  * connection (a spent budget stops reading the socket), connections in all and per client address (one over is
- * answered RESOURCE_LIMIT and closed), and a connection idle for idle-timeout is closed.
+ * answered RESOURCE_LIMIT and closed), and a connection that reads and writes nothing for idle-timeout is closed.
  */
 public final class ClientListener implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ClientListener.class);
@@ -111,8 +112,8 @@ public final class ClientListener implements AutoCloseable {
       done.whenComplete((ok, failure) -> {
         budget.close();
         counter.closed(remote.getAddress());
-        if (failure instanceof StreamIdleTimeoutException) {
-          log.info("closed the client connection from {}: it sent nothing for idle-timeout {}", remote,
+        if (failure instanceof TimeoutException) {
+          log.info("closed the client connection from {}: no bytes read or written for idle-timeout {}", remote,
               settings.limits().idleTimeout());
         } else if (failure != null) {
           log.debug("client connection from {} ended: {}", remote, failure.toString());
@@ -131,14 +132,16 @@ public final class ClientListener implements AutoCloseable {
    * read from the socket and the client is held back by TCP flow control.
    */
   private Flow<ByteString, ByteString, NotUsed> connectionFlow(ConnectionBudget budget) {
-    return Flow.<ByteString>create()
-        .idleTimeout(settings.limits().idleTimeout())
+    Flow<ByteString, ByteString, NotUsed> requests = Flow.<ByteString>create()
         .statefulMapConcat(ClientFrameDecoder.perConnection(settings.maxFrameSize()))
         .mapAsync(1, frame -> budget.acquire(frameBytes(frame)).thenApply(r -> new Admitted(frame, r)))
         .mapAsyncUnordered(settings.maxInFlight(), admitted -> handle(admitted.frame())
             .whenComplete((outcome, failure) -> budget.release(admitted.reservation())))
         .takeWhile(outcome -> !outcome.close(), true)
-        .map(outcome -> ClientFrameDecoder.frame(outcome.response().toByteArray()))
+        .map(outcome -> ClientFrameDecoder.frame(outcome.response().toByteArray()));
+    // idle = no byte read or written for idle-timeout (a backpressured connection still gets its answers)
+    return BidiFlow.<ByteString, ByteString>bidirectionalIdleTimeout(settings.limits().idleTimeout())
+        .join(requests)
         .via(killSwitch.flow());
   }
 

@@ -22,6 +22,10 @@ public record ClientListenerSettings(
     if (maxFetchBytes < 1) {
       throw new IllegalArgumentException("felix.client-listener.max-fetch-bytes must be positive");
     }
+    if (limits.idleTimeout().compareTo(maxFetchWait) <= 0) {
+      throw new IllegalArgumentException("felix.client-listener.idle-timeout (" + limits.idleTimeout()
+          + ") must exceed max-fetch-wait (" + maxFetchWait + "): a client waiting for a long poll sends nothing");
+    }
     if (forwardGrace.isNegative()) {
       throw new IllegalArgumentException("felix.client-listener.forward-grace must not be negative");
     }

@@ -18,7 +18,13 @@ final class RawClient implements AutoCloseable {
   private final AtomicLong correlation = new AtomicLong();
 
   RawClient(String host, int port) throws IOException {
-    socket = new Socket(host, port);
+    this(host, port, null);
+  }
+
+  /** Connects from {@code localAddress} (e.g. 127.0.0.2, to look like another client host), or any when null. */
+  RawClient(String host, int port, String localAddress) throws IOException {
+    socket = localAddress == null ? new Socket(host, port)
+        : new Socket(host, port, java.net.InetAddress.getByName(localAddress), 0);
     socket.setSoTimeout(20_000);
     in = new DataInputStream(socket.getInputStream());
     out = new DataOutputStream(socket.getOutputStream());

@@ -102,6 +102,8 @@ public final class Errors {
         return "the request is invalid";
       case FRAME_TOO_LARGE:
         return "the frame is larger than the broker accepts";
+      case RESOURCE_LIMIT:
+        return "a broker limit refused the request";
       default:
         return "error code " + code;
     }

@@ -62,6 +62,15 @@ final class ClientFrameDecoder implements Function<ByteString, Iterable<ClientFr
     return out;
   }
 
+  /** Bytes held for a frame not yet complete: at most a header and max-frame-size of body (for tests). */
+  int buffered() {
+    return buffer.size();
+  }
+
+  static ClientFrameDecoder forTest(int maxFrameBytes) {
+    return new ClientFrameDecoder(maxFrameBytes);
+  }
+
   /** Encodes one message body as a frame. */
   static ByteString frame(byte[] body) {
     ByteStringBuilder b = new ByteStringBuilder();

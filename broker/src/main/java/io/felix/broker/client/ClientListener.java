@@ -6,15 +6,21 @@ import io.felix.protocol.Errors;
 import io.felix.protocol.client.ErrorCode;
 import io.felix.protocol.client.Request;
 import io.felix.protocol.client.Response;
+import java.net.InetSocketAddress;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.NotUsed;
 import org.apache.pekko.stream.KillSwitches;
 import org.apache.pekko.stream.SharedKillSwitch;
+import org.apache.pekko.stream.javadsl.BidiFlow;
 import org.apache.pekko.stream.javadsl.Flow;
 import org.apache.pekko.stream.javadsl.Sink;
+import org.apache.pekko.stream.javadsl.Source;
 import org.apache.pekko.stream.javadsl.Tcp;
 import org.apache.pekko.util.ByteString;
 import org.slf4j.Logger;
@@ -28,6 +34,10 @@ import org.slf4j.LoggerFactory;
  * <p>Bad input costs only its own connection: a frame over max-frame-size is answered FRAME_TOO_LARGE, a frame
  * that is not a Request (or names no request kind) INVALID_REQUEST, and then that connection is closed. Requests
  * are parsed with explicit size (the frame) and recursion limits.
+ *
+ * <p>Resources are bounded (felix.client-listener's limits): request bytes held by the broker and by each
+ * connection (a spent budget stops reading the socket), connections in all and per client address (one over is
+ * answered RESOURCE_LIMIT and closed), and a connection that reads and writes nothing for idle-timeout is closed.
  */
 public final class ClientListener implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ClientListener.class);
@@ -38,6 +48,8 @@ public final class ClientListener implements AutoCloseable {
   private final SharedKillSwitch killSwitch = KillSwitches.shared("client-listener");
   private final Tcp.ServerBinding binding;
   private final AtomicLong connections = new AtomicLong();
+  private final RequestBudget brokerBudget;
+  private final ConnectionCounter counter;
 
   /** What the per-request stage emits: a response, and whether the connection must close after it. */
   private record Outcome(Response response, boolean close) {}
@@ -46,12 +58,11 @@ public final class ClientListener implements AutoCloseable {
       String host, int port) {
     this.settings = settings;
     this.requests = requests;
+    this.brokerBudget = new RequestBudget(settings.limits().maxQueuedRequestBytes());
+    this.counter = new ConnectionCounter(settings.limits());
     CompletionStage<Tcp.ServerBinding> bound = Tcp.get(system).bind(host, port)
         .via(killSwitch.flow())
-        .to(Sink.foreach(c -> {
-          connections.incrementAndGet();
-          c.handleWith(connectionFlow(), system);
-        }))
+        .to(Sink.foreach(c -> accept(c, system)))
         .run(system);
     try {
       binding = bound.toCompletableFuture().get(10, TimeUnit.SECONDS);
@@ -74,13 +85,68 @@ public final class ClientListener implements AutoCloseable {
     return connections.get();
   }
 
-  private Flow<ByteString, ByteString, ?> connectionFlow() {
-    return Flow.<ByteString>create()
+  /** Client connections open now (refused ones are not counted). */
+  public int openConnections() {
+    return counter.open();
+  }
+
+  /** Request bytes the broker holds now, against max-queued-request-bytes. */
+  public long queuedRequestBytes() {
+    return brokerBudget.inUse();
+  }
+
+  private void accept(Tcp.IncomingConnection c, ActorSystem<?> system) {
+    InetSocketAddress remote = c.remoteAddress();
+    Optional<String> refusal = counter.admit(remote.getAddress());
+    if (refusal.isPresent()) {
+      log.warn("refusing a client connection from {}: {}", remote, refusal.get());
+      Response refused = Errors.response(0, Errors.of(ErrorCode.RESOURCE_LIMIT,
+          "connection refused: " + refusal.get()));
+      c.handleWith(Flow.fromSinkAndSource(Sink.ignore(),
+          Source.single(ClientFrameDecoder.frame(refused.toByteArray()))), system);
+      return;
+    }
+    connections.incrementAndGet();
+    ConnectionBudget budget = new ConnectionBudget(brokerBudget, settings.limits().maxInFlightBytesPerConnection());
+    c.handleWith(connectionFlow(budget).watchTermination((notUsed, done) -> {
+      done.whenComplete((ok, failure) -> {
+        budget.close();
+        counter.closed(remote.getAddress());
+        if (failure instanceof TimeoutException) {
+          log.info("closed the client connection from {}: no bytes read or written for idle-timeout {}", remote,
+              settings.limits().idleTimeout());
+        } else if (failure != null) {
+          log.debug("client connection from {} ended: {}", remote, failure.toString());
+        }
+      });
+      return notUsed;
+    }), system);
+  }
+
+  /** A frame admitted into the budgets, with what it holds there. */
+  private record Admitted(ClientFrameDecoder.Frame frame, ConnectionBudget.Reservation reservation) {}
+
+  /**
+   * One connection: frames are cut, then each waits for its bytes in the connection's and the broker's budget
+   * before it is handled. The wait is one frame at a time ({@code mapAsync(1)}), so while it lasts nothing more is
+   * read from the socket and the client is held back by TCP flow control.
+   */
+  private Flow<ByteString, ByteString, NotUsed> connectionFlow(ConnectionBudget budget) {
+    Flow<ByteString, ByteString, NotUsed> requests = Flow.<ByteString>create()
         .statefulMapConcat(ClientFrameDecoder.perConnection(settings.maxFrameSize()))
-        .mapAsyncUnordered(settings.maxInFlight(), this::handle)
+        .mapAsync(1, frame -> budget.acquire(frameBytes(frame)).thenApply(r -> new Admitted(frame, r)))
+        .mapAsyncUnordered(settings.maxInFlight(), admitted -> handle(admitted.frame())
+            .whenComplete((outcome, failure) -> budget.release(admitted.reservation())))
         .takeWhile(outcome -> !outcome.close(), true)
-        .map(outcome -> ClientFrameDecoder.frame(outcome.response().toByteArray()))
+        .map(outcome -> ClientFrameDecoder.frame(outcome.response().toByteArray()));
+    // idle = no byte read or written for idle-timeout (a backpressured connection still gets its answers)
+    return BidiFlow.<ByteString, ByteString>bidirectionalIdleTimeout(settings.limits().idleTimeout())
+        .join(requests)
         .via(killSwitch.flow());
+  }
+
+  private static long frameBytes(ClientFrameDecoder.Frame frame) {
+    return frame instanceof ClientFrameDecoder.Body b ? b.bytes().size() : 0;
   }
 
   private CompletionStage<Outcome> handle(ClientFrameDecoder.Frame frame) {

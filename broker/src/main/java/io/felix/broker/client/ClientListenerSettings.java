@@ -6,7 +6,8 @@ import java.time.Duration;
 
 /** The {@code felix.client-listener} section (see reference.conf for what each value is for). */
 public record ClientListenerSettings(
-    int maxFrameSize, int maxInFlight, Duration maxFetchWait, int maxFetchBytes, Duration forwardGrace) {
+    int maxFrameSize, int maxInFlight, Duration maxFetchWait, int maxFetchBytes, Duration forwardGrace,
+    ClientLimits limits) {
 
   public ClientListenerSettings {
     if (maxFrameSize < 1024) {
@@ -20,6 +21,10 @@ public record ClientListenerSettings(
     }
     if (maxFetchBytes < 1) {
       throw new IllegalArgumentException("felix.client-listener.max-fetch-bytes must be positive");
+    }
+    if (limits.idleTimeout().compareTo(maxFetchWait) <= 0) {
+      throw new IllegalArgumentException("felix.client-listener.idle-timeout (" + limits.idleTimeout()
+          + ") must exceed max-fetch-wait (" + maxFetchWait + "): a client waiting for a long poll sends nothing");
     }
     if (forwardGrace.isNegative()) {
       throw new IllegalArgumentException("felix.client-listener.forward-grace must not be negative");
@@ -36,7 +41,7 @@ public record ClientListenerSettings(
       }
       return new ClientListenerSettings(
           (int) frame, c.getInt("max-in-flight"), c.getDuration("max-fetch-wait"), (int) fetch,
-          c.getDuration("forward-grace"));
+          c.getDuration("forward-grace"), ClientLimits.from(c));
     } catch (ConfigException e) {
       throw new IllegalArgumentException("bad felix.client-listener setting: " + e.getMessage(), e);
     }

@@ -19,7 +19,8 @@ import io.felix.protocol.client.Request;
 import io.felix.protocol.client.Response;
 import io.felix.protocol.client.ShardMetadata;
 import io.felix.protocol.client.StreamMetadata;
-import java.util.List;
+import java.util.Collection;
+import java.util.LinkedHashSet;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -57,31 +58,60 @@ public final class ClientRequests {
     }
   }
 
+  /**
+   * Answers Metadata for the named streams (each name once, in the order first named) or every stream. Refused
+   * with RESOURCE_LIMIT when it names more than max-metadata-streams distinct streams or the answer would exceed
+   * max-metadata-response-bytes: the size is counted stream by stream while building, so a refused answer is never
+   * built whole.
+   */
   private Response metadata(MetadataRequest request) {
+    ClientLimits limits = settings.limits();
     AssignmentTable table = registry.table();
+    Collection<String> names;
+    if (request.getStreamsCount() == 0) {
+      names = table.streams().keySet().stream().sorted().toList();
+    } else {
+      names = new LinkedHashSet<>();
+      for (String name : request.getStreamsList()) {
+        names.add(name);
+        if (names.size() > limits.maxMetadataStreams()) {
+          return error(ErrorCode.RESOURCE_LIMIT, "a Metadata request may name at most " + limits.maxMetadataStreams()
+              + " distinct streams (felix.client-listener.max-metadata-streams); this one names more");
+        }
+      }
+    }
     MetadataResponse.Builder b = MetadataResponse.newBuilder()
         .setAssignmentVersion(table.version()).setBrokerId(registry.brokerId());
     table.brokers().values().stream().sorted((x, y) -> Integer.compare(x.id(), y.id())).forEach(e ->
         b.addBrokers(BrokerAddress.newBuilder().setId(e.id()).setHost(e.host()).setPort(e.clientPort())));
-    List<String> names = request.getStreamsCount() == 0
-        ? table.streams().keySet().stream().sorted().toList() : request.getStreamsList();
+    long size = b.build().getSerializedSize();
     for (String name : names) {
-      Integer shards = table.streams().get(name);
-      StreamMetadata.Builder s = StreamMetadata.newBuilder().setName(name);
-      if (shards == null) {
-        s.setError(ErrorCode.UNKNOWN_STREAM);
-      } else {
-        table.shard(new ShardId(name, 0)).ifPresent(a -> s.setIncarnation(a.incarnation().toString()));
-        for (int i = 0; i < shards; i++) {
-          ShardMetadata.Builder m = ShardMetadata.newBuilder().setShard(i).setLeader(ShardAssignment.NO_LEADER);
-          Optional<ShardAssignment> a = name.isEmpty() ? Optional.empty() : table.shard(new ShardId(name, i));
-          a.ifPresent(x -> m.setLeader(x.leader()).addAllReplicas(x.replicas()).setLeaderEpoch(x.leaderEpoch()));
-          s.addShards(m);
-        }
+      StreamMetadata stream = streamMetadata(table, name);
+      size += stream.getSerializedSize() + 8; // field tag and length prefix, generously
+      if (size > limits.maxMetadataResponseBytes()) {
+        return error(ErrorCode.RESOURCE_LIMIT, "the Metadata answer for these " + names.size()
+            + " streams would exceed " + limits.maxMetadataResponseBytes()
+            + " bytes (felix.client-listener.max-metadata-response-bytes); ask for fewer streams");
       }
-      b.addStreams(s);
+      b.addStreams(stream);
     }
     return Response.newBuilder().setMetadata(b).build();
+  }
+
+  private static StreamMetadata streamMetadata(AssignmentTable table, String name) {
+    Integer shards = table.streams().get(name);
+    StreamMetadata.Builder s = StreamMetadata.newBuilder().setName(name);
+    if (shards == null) {
+      return s.setError(ErrorCode.UNKNOWN_STREAM).build();
+    }
+    table.shard(new ShardId(name, 0)).ifPresent(a -> s.setIncarnation(a.incarnation().toString()));
+    for (int i = 0; i < shards; i++) {
+      ShardMetadata.Builder m = ShardMetadata.newBuilder().setShard(i).setLeader(ShardAssignment.NO_LEADER);
+      Optional<ShardAssignment> a = name.isEmpty() ? Optional.empty() : table.shard(new ShardId(name, i));
+      a.ifPresent(x -> m.setLeader(x.leader()).addAllReplicas(x.replicas()).setLeaderEpoch(x.leaderEpoch()));
+      s.addShards(m);
+    }
+    return s.build();
   }
 
   private CompletionStage<Response> produce(ProduceRequest request) {

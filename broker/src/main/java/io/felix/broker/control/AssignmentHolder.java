@@ -32,6 +32,10 @@ public final class AssignmentHolder extends AbstractBehavior<AssignmentHolder.Co
   /** A table from the singleton. */
   public record Publish(AssignmentTable table) implements Command, ControlMessage {}
 
+  /** Part {@code index} of {@code count} of a table too large for one Artery frame (see {@link TableChunks}). */
+  public record PublishChunk(long version, int index, int count, AssignmentTable part)
+      implements Command, ControlMessage {}
+
   /** The broker's endpoints, once its listeners are bound. */
   public record Advertise(BrokerEndpoint endpoint) implements Command, ControlMessage {}
 
@@ -45,6 +49,7 @@ public final class AssignmentHolder extends AbstractBehavior<AssignmentHolder.Co
   private final Consumer<AssignmentTable> dataPlane;
   private BrokerEndpoint endpoint;
   private AssignmentTable table = AssignmentTable.EMPTY;
+  private final TableChunks.Assembly assembly = new TableChunks.Assembly();
   private boolean acknowledged;
 
   /**
@@ -71,6 +76,7 @@ public final class AssignmentHolder extends AbstractBehavior<AssignmentHolder.Co
   public Receive<Command> createReceive() {
     return newReceiveBuilder()
         .onMessage(Publish.class, this::onPublish)
+        .onMessage(PublishChunk.class, this::onPublishChunk)
         .onMessage(Advertise.class, this::onAdvertise)
         .onMessage(GetTable.class, this::onGetTable)
         .onMessageEquals(RegisterTick.INSTANCE, this::onRegisterTick)
@@ -92,6 +98,13 @@ public final class AssignmentHolder extends AbstractBehavior<AssignmentHolder.Co
     return this;
   }
 
+  private Behavior<Command> onPublishChunk(PublishChunk chunk) {
+    if (chunk.version() <= table.version()) {
+      return this;
+    }
+    return assembly.add(chunk).map(whole -> onPublish(new Publish(whole))).orElse(this);
+  }
+
   private Behavior<Command> onAdvertise(Advertise advertise) {
     endpoint = advertise.endpoint();
     acknowledged = endpoint.equals(table.brokers().get(broker.id()));
@@ -100,7 +113,15 @@ public final class AssignmentHolder extends AbstractBehavior<AssignmentHolder.Co
   }
 
   private Behavior<Command> onGetTable(GetTable get) {
-    get.replyTo().tell(table);
+    boolean remote = !get.replyTo().path().address().hasLocalScope();
+    if (remote && !TableChunks.fitsOneMessage(table)) {
+      // Too large for one Artery frame: the singleton learns the version alone. Its content then differs from the
+      // singleton's table of that version, so a new singleton numbers its next table above it, as it must anyway.
+      get.replyTo().tell(new AssignmentTable(table.version(), table.brokers(), java.util.Map.of(),
+          java.util.Collections.emptySortedMap()));
+    } else {
+      get.replyTo().tell(table);
+    }
     return this;
   }
 

@@ -13,7 +13,7 @@ public record ControlSettings(
     long moveCatchUpLag,
     int maxConcurrentMoves, int maxMovesPerBroker, Duration replicaTimeout, Duration registerInterval,
     Duration progressInterval, Duration probeInterval, int snapshotEvery, int recentMoves, Strategy strategy,
-    Duration journalRestartMinBackoff, Duration journalRestartMaxBackoff) {
+    Duration journalRestartMinBackoff, Duration journalRestartMaxBackoff, StreamLimits streamLimits) {
 
   public ControlSettings {
     ConfigChecks.positive("felix.control.placement-interval", placementInterval);
@@ -61,6 +61,7 @@ public record ControlSettings(
         c.getLong("move-catch-up-lag"), c.getInt("max-concurrent-moves"), c.getInt("max-moves-per-broker"),
         c.getDuration("replica-timeout"), c.getDuration("register-interval"), c.getDuration("progress-interval"),
         c.getDuration("probe-interval"), c.getInt("snapshot-every"), c.getInt("recent-moves"), strategy,
-        c.getDuration("journal-restart-min-backoff"), c.getDuration("journal-restart-max-backoff"));
+        c.getDuration("journal-restart-min-backoff"), c.getDuration("journal-restart-max-backoff"),
+        StreamLimits.from(c));
   }
 }

@@ -322,8 +322,8 @@ public final class PlacementController
     if (!publishing) {
       return;
     }
-    AssignmentHolder.Publish publish = new AssignmentHolder.Publish(state.table());
-    holders.forEach(holder -> holder.tell(publish));
+    List<AssignmentHolder.Command> publish = TableChunks.publishing(state.table());
+    holders.forEach(holder -> publish.forEach(holder::tell));
   }
 
   private Effect<PlacementEvent, ControlState> onGetView(ControlState state, GetView get) {
@@ -399,8 +399,8 @@ public final class PlacementController
         startPublishing(state);
       }
     } else if (publishing) {
-      AssignmentHolder.Publish publish = new AssignmentHolder.Publish(state.table());
-      added.forEach(holder -> holder.tell(publish));
+      List<AssignmentHolder.Command> publish = TableChunks.publishing(state.table());
+      added.forEach(holder -> publish.forEach(holder::tell));
     }
     return Effect().none();
   }

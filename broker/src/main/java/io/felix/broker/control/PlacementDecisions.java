@@ -36,8 +36,7 @@ import java.util.regex.Pattern;
 public final class PlacementDecisions {
 
   /** Stream names: safe in URLs, file names and the replication-status line ({@code name:0=4,...}). */
-  public static final Pattern STREAM_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
-  public static final int MAX_SHARDS_PER_STREAM = 10_000;
+  public static final Pattern STREAM_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]*");
 
   /** Events to persist (possibly none) and the answer to give once they are. */
   public record Decision(List<PlacementEvent> events, ControlReply reply) {
@@ -68,12 +67,23 @@ public final class PlacementDecisions {
   /** Creates a stream with its own settings ({@code config}, already valid: {@link StreamConfig} checks itself). */
   public Decision createStream(ControlState state, Set<Integer> available, String name, int shards, int rf,
       StreamConfig config) {
+    StreamLimits limits = settings.streamLimits();
+    if (name != null && name.length() > limits.maxStreamNameLength()) {
+      return Decision.refuse(ControlReply.invalid("name: " + name.length() + " characters exceed the limit of "
+          + limits.maxStreamNameLength() + " (felix.control.max-stream-name-length)"));
+    }
     if (name == null || !STREAM_NAME.matcher(name).matches()) {
-      return Decision.refuse(ControlReply.invalid("name: must be 1-128 letters, digits, '.', '_' or '-', starting with a"
+      return Decision.refuse(ControlReply.invalid("name: must be letters, digits, '.', '_' or '-', starting with a"
           + " letter or digit, got " + (name == null ? "nothing" : "'" + name + "'")));
     }
-    if (shards < 1 || shards > MAX_SHARDS_PER_STREAM) {
-      return Decision.refuse(ControlReply.invalid("shards: must be 1.." + MAX_SHARDS_PER_STREAM + ", got " + shards));
+    if (shards < 1 || shards > limits.maxShardsPerStream()) {
+      return Decision.refuse(ControlReply.invalid("shards: must be 1.." + limits.maxShardsPerStream()
+          + " (felix.control.max-shards-per-stream), got " + shards));
+    }
+    long existing = state.streams().values().stream().mapToLong(ControlState.StreamRecord::shards).sum();
+    if (existing + shards > limits.maxShards()) {
+      return Decision.refuse(ControlReply.invalid("shards: the cluster holds " + existing + " shards; " + shards
+          + " more would exceed the limit of " + limits.maxShards() + " (felix.control.max-shards)"));
     }
     if (rf < 1) {
       return Decision.refuse(ControlReply.invalid("replication_factor: must be >= 1, got " + rf));
@@ -110,9 +120,16 @@ public final class PlacementDecisions {
     if (stream == null) {
       return Decision.refuse(ControlReply.notFound("stream '" + name + "' does not exist"));
     }
-    if (shards != null && (shards < stream.shards() || shards > MAX_SHARDS_PER_STREAM)) {
-      return Decision.refuse(ControlReply.invalid("shards: can only grow, up to " + MAX_SHARDS_PER_STREAM
-          + ": the stream has " + stream.shards() + ", got " + shards));
+    StreamLimits limits = settings.streamLimits();
+    if (shards != null && (shards < stream.shards() || shards > limits.maxShardsPerStream())) {
+      return Decision.refuse(ControlReply.invalid("shards: can only grow, up to " + limits.maxShardsPerStream()
+          + " (felix.control.max-shards-per-stream): the stream has " + stream.shards() + ", got " + shards));
+    }
+    long existing = state.streams().values().stream().mapToLong(ControlState.StreamRecord::shards).sum();
+    if (shards != null && existing - stream.shards() + shards > limits.maxShards()) {
+      return Decision.refuse(ControlReply.invalid("shards: the cluster holds " + existing + " shards; "
+          + (shards - stream.shards()) + " more would exceed the limit of " + limits.maxShards()
+          + " (felix.control.max-shards)"));
     }
     List<PlacementEvent> events = new ArrayList<>();
     StreamConfig changed = stream.config().changedBy(change);

@@ -15,6 +15,7 @@ import io.felix.broker.transport.ReplicationSettings;
 import io.felix.broker.transport.ReplicationTransport;
 import io.felix.broker.transport.TcpReplicationTransport;
 import io.felix.broker.config.BrokerSettings;
+import io.felix.broker.config.FileDescriptorCheck;
 import io.felix.broker.shard.ReplicaDirectory;
 import io.felix.broker.shard.ReplicaRegistry;
 import io.felix.broker.replication.ReplicationInbound;
@@ -57,6 +58,7 @@ public final class DataPlane {
     LogSettings logSettings = LogSettings.fromConfig(config.getConfig("felix.log"));
     ReplicationSettings replication = ReplicationSettings.from(config);
     ClientListenerSettings listener = ClientListenerSettings.from(config);
+    checkOpenFileLimit(broker, listener);
     try {
       Files.createDirectories(broker.dataDir());
     } catch (IOException e) {
@@ -169,9 +171,26 @@ public final class DataPlane {
     return transport.bytesSent();
   }
 
+  /** The client listener, for its connection and request-budget counts. */
+  public ClientListener clientListener() {
+    return clientListener;
+  }
+
   /** Aborts this broker's replication connections as a network failure would (they reconnect). For tests. */
   public void abortReplicationConnections(String reason) {
     transport.abortConnections(reason);
+  }
+
+  /** Refuses to start when the open-file limit is below what felix.broker.max-shards needs (see FileDescriptorCheck). */
+  private static void checkOpenFileLimit(BrokerSettings broker, ClientListenerSettings listener) {
+    FileDescriptorCheck.processLimit().ifPresent(limit -> {
+      FileDescriptorCheck.Finding finding =
+          FileDescriptorCheck.judge(limit, broker.maxShards(), listener.limits().maxConnections());
+      if (finding.fatal()) {
+        throw new IllegalStateException("broker " + broker.id() + " cannot start: " + finding.message());
+      }
+      log.info("broker {}: {}", broker.id(), finding.message());
+    });
   }
 
   /** Once, when the ActorSystem has terminated: every replica (the guardian's children) has stopped by then. */

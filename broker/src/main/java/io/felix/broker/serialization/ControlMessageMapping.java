@@ -44,6 +44,7 @@ import io.felix.protocol.control.NotServingReasonMsg;
 import io.felix.broker.shard.NotServingReason;
 import io.felix.protocol.control.MoveRecordMsg;
 import io.felix.protocol.control.PausePlacementMsg;
+import io.felix.protocol.control.PublishChunkMsg;
 import io.felix.protocol.control.PublishMsg;
 import io.felix.protocol.control.RefusalMsg;
 import io.felix.protocol.control.RegisterBrokerMsg;
@@ -119,6 +120,11 @@ final class ControlMessageMapping {
             ControlMessageMapping::table),
         bind("P", AssignmentHolder.Publish.class, m -> PublishMsg.newBuilder().setTable(table(m.table())).build(),
             PublishMsg.parser(), p -> new AssignmentHolder.Publish(table(p.getTable()))),
+        bind("PC", AssignmentHolder.PublishChunk.class,
+            m -> PublishChunkMsg.newBuilder().setVersion(m.version()).setIndex(m.index()).setCount(m.count())
+                .setPart(table(m.part())).build(),
+            PublishChunkMsg.parser(),
+            p -> new AssignmentHolder.PublishChunk(p.getVersion(), p.getIndex(), p.getCount(), table(p.getPart()))),
         bind("AD", AssignmentHolder.Advertise.class,
             m -> AdvertiseMsg.newBuilder().setEndpoint(endpoint(m.endpoint())).build(),
             AdvertiseMsg.parser(), p -> new AssignmentHolder.Advertise(endpoint(p.getEndpoint()))),

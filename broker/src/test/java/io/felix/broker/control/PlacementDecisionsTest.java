@@ -59,6 +59,26 @@ class PlacementDecisionsTest {
   }
 
   @Test
+  void streamsBeyondTheClusterWideShardLimitOrNameLengthAreRefusedNamingTheLimit() {
+    PlacementDecisions limited = new PlacementDecisions(ControlSettings.fromConfig(ConfigFactory.parseString(
+        "felix.control { max-shards-per-stream = 12, max-shards = 20, max-stream-name-length = 8 }")
+        .withFallback(ConfigFactory.defaultReference())));
+    ControlState state = replay(threeBrokers(), limited.createStream(threeBrokers(), Set.of(0, 1, 2), "s", 12, 3).events());
+    assertEquals(12, state.table().shards().size());
+    Decision tooMany = limited.createStream(state, Set.of(0, 1, 2), "t", 9, 3);
+    assertRefused(tooMany, ControlReply.Refusal.INVALID);
+    assertEquals("shards: the cluster holds 12 shards; 9 more would exceed the limit of 20 (felix.control.max-shards)",
+        ((ControlReply.Rejected) tooMany.reply()).error());
+    assertEquals(8, replay(state, limited.createStream(state, Set.of(0, 1, 2), "t", 8, 3).events())
+        .streams().get("t").shards());
+    Decision longName = limited.createStream(state, Set.of(0, 1, 2), "ninechars", 1, 3);
+    assertRefused(longName, ControlReply.Refusal.INVALID);
+    assertEquals("name: 9 characters exceed the limit of 8 (felix.control.max-stream-name-length)",
+        ((ControlReply.Rejected) longName.reply()).error());
+    assertRefused(limited.createStream(state, Set.of(0, 1, 2), "u", 13, 3), ControlReply.Refusal.INVALID);
+  }
+
+  @Test
   void refusedCommandsDecideNoEvents() {
     ControlState state = replay(threeBrokers(), decisions.createStream(threeBrokers(), Set.of(0, 1, 2), "s", 3, 3).events());
     assertRefused(decisions.createStream(state, Set.of(0, 1, 2), "s", 3, 3), ControlReply.Refusal.CONFLICT);

@@ -61,6 +61,10 @@ class AdminApiErrorsTest {
     expect(400, "replication_factor: must be >= 1",
         cluster.post(via, "/v1/streams", "{\"name\":\"x\",\"shards\":3,\"replication_factor\":0}"));
     expect(400, "name: must be", cluster.post(via, "/v1/streams", "{\"name\":\"a/b\",\"shards\":3,\"replication_factor\":1}"));
+    expect(400, "name: 129 characters exceed the limit of 128 (felix.control.max-stream-name-length)",
+        cluster.post(via, "/v1/streams", "{\"name\":\"" + "n".repeat(129) + "\",\"shards\":3,\"replication_factor\":1}"));
+    expect(400, "shards: must be 1..10000 (felix.control.max-shards-per-stream), got 10001",
+        cluster.post(via, "/v1/streams", "{\"name\":\"x\",\"shards\":10001,\"replication_factor\":1}"));
     expect(400, "broker id: must be an integer", cluster.delete(via, "/v1/brokers/abc"));
     expect(400, "shard: stream 'events' has shards 0..2, got 7",
         cluster.post(via, "/v1/shard-moves", "{\"stream\":\"events\",\"shard\":7,\"to\":1}"));

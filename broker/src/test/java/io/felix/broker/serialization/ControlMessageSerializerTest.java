@@ -130,6 +130,7 @@ class ControlMessageSerializerTest {
         new ReplicaStatus(ORDERS_0, 3, true, ReplicaRole.FOLLOWER, 9, 12_345, 12_000, false, true, 10),
         table,
         new AssignmentHolder.Publish(table),
+        new AssignmentHolder.PublishChunk(table.version(), 1, 3, table),
         new AssignmentHolder.Advertise(BROKER_2),
         new AssignmentHolder.GetTable(tableTo),
         new PlacementController.RegisterBroker(2, "zone-a", 12, BROKER_2),

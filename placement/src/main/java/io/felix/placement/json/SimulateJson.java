@@ -48,8 +48,10 @@ public final class SimulateJson {
       root = MAPPER.readTree(json);
     } catch (JsonProcessingException e) {
       String reason = e.getOriginalMessage().replaceAll("\\s*\\(start marker at .*$", "").replaceAll("\\R.*", "");
-      throw new InvalidLayoutException("not valid JSON: " + reason
-          + " at line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr());
+      // a broken constraint (nesting too deep, a number too long) comes without a location
+      String where = e.getLocation() == null ? ""
+          : " at line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr();
+      throw new InvalidLayoutException("not valid JSON: " + reason + where);
     }
     if (root == null || root.isMissingNode()) {
       throw new InvalidLayoutException("empty input: expected a JSON object with brokers and groups");

@@ -69,4 +69,10 @@ public sealed interface PlacementEvent extends JournalRecord {
    * it had published): the next table is numbered above it, so no version is issued twice with different content.
    */
   record TableVersionRaised(long heldVersion) implements PlacementEvent {}
+
+  /**
+   * Producer ids {@code [firstId, firstId + count)} went to broker {@code brokerId}, which hands them to idempotent
+   * producers; none of them is allocated again.
+   */
+  record ProducerIdsAllocated(int brokerId, long firstId, int count) implements PlacementEvent {}
 }

@@ -1,0 +1,18 @@
+package io.felix.broker.client;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Where this broker gets the producer ids it hands to idempotent producers (InitProducerId): in a broker, the
+ * {@code ProducerIdIssuer} and the blocks the placement singleton allocates. Each id is handed out once.
+ */
+@FunctionalInterface
+public interface ProducerIdSource {
+  /** The next id; fails when none can be had now (the singleton did not answer), a retriable condition. */
+  CompletionStage<Long> nextProducerId();
+
+  /** Until the broker wires its issuer (and on a data plane without a control plane): no ids. */
+  ProducerIdSource NONE = () -> CompletableFuture.failedFuture(
+      new IllegalStateException("this broker has no producer id allocator yet (its control plane is not started)"));
+}

@@ -19,6 +19,7 @@ import io.felix.broker.control.ControlState;
 import io.felix.broker.control.ControlView;
 import io.felix.broker.control.JournalRecord;
 import io.felix.broker.control.PlacementController;
+import io.felix.broker.control.ProducerIdBlock;
 import io.felix.broker.control.PlacementEvent;
 import io.felix.broker.control.PlacementEvent.BrokerDraining;
 import io.felix.broker.control.PlacementEvent.BrokerJoined;
@@ -99,7 +100,9 @@ class ControlMessageSerializerTest {
       new PlacementPaused(6_000),
       new PlacementResumed(7_000),
       new PlacementPaused(8_000),
-      new PlacementEvent.TableVersionRaised(40));
+      new PlacementEvent.TableVersionRaised(40),
+      new PlacementEvent.ProducerIdsAllocated(2, 0, 1000),
+      new PlacementEvent.ProducerIdsAllocated(1, 1000, 1000));
 
   @AfterAll
   static void stop() {
@@ -112,7 +115,9 @@ class ControlMessageSerializerTest {
     ActorRef<ControlReply> replyTo = kit.<ControlReply>createTestProbe().ref();
     ActorRef<ControlView> viewTo = kit.<ControlView>createTestProbe().ref();
     ActorRef<AssignmentTable> tableTo = kit.<AssignmentTable>createTestProbe().ref();
+    ActorRef<ProducerIdBlock> blockTo = kit.<ProducerIdBlock>createTestProbe().ref();
     ControlState state = state();
+    assertEquals(2000, state.nextProducerId(), "the producer id high-water mark rides the state");
     AssignmentTable table = state.table();
     assertEquals(List.of(2), table.shards().get(CLICKS_7).learners(), "a staged move's learner rides the table");
 
@@ -134,6 +139,8 @@ class ControlMessageSerializerTest {
         new PlacementController.ResumePlacement(replyTo),
         new PlacementController.StartMove("orders", 0, 2, replyTo),
         new PlacementController.GetView(viewTo),
+        new PlacementController.AllocateProducerIds(2, blockTo),
+        new ProducerIdBlock(1000, 1000),
         new PlacementController.LeaderNotServing(ORDERS_0, 1, 4, NotServingReason.EPOCH_HELD_BEFORE_RESTART),
         new ControlReply.Done("stream 'orders' created with 12 shards"),
         new ControlReply.Rejected(ControlReply.Refusal.INVALID, "shards: must be 1..10000, got 0"),

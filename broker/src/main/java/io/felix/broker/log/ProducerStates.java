@@ -6,10 +6,11 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.LongSupplier;
 
 /**
  * What one shard replica knows of its idempotent producers (KIP-98): per producer id, its epoch, the sequence
- * numbers and offsets of its last {@value #BATCHES_KEPT} batches in this log, and the timestamp of its last batch.
+ * numbers and offsets of its last {@value #BATCHES_KEPT} batches in this log, and when its last batch came.
  * Kept up to date by {@link ShardLog} for every batch it stores (as leader or follower, and while it opens), so a
  * replica that becomes leader already knows every producer its log holds; {@link ProducerSnapshot} saves it at each
  * segment roll, so an open reads only the log after the snapshot.
@@ -60,6 +61,16 @@ public final class ProducerStates {
   }
 
   private final Map<Long, Entry> producers = new HashMap<>();
+  private final LongSupplier clock;
+
+  /**
+   * @param clock wall-clock milliseconds: a producer's last activity is when this replica learnt of its last
+   *     batch (appended, replicated or read on open), not the batch's timestamp, which is the producer's to set
+   *     (records without one, or from a skewed clock, must not make a producer expire at once)
+   */
+  public ProducerStates(LongSupplier clock) {
+    this.clock = clock;
+  }
 
   /** Whether the batch {@code producer} wants to append with {@code recordCount} records is new, a duplicate or bad. */
   public Verdict check(ProducerStamp producer, int recordCount) {
@@ -101,11 +112,12 @@ public final class ProducerStates {
   /** Records a batch stored in the log (any producer batch: the leader's, a replicated one, one read on open). */
   void onBatch(LogBatch batch) {
     if (batch.producer().idempotent()) {
-      onBatch(batch.producer(), batch.baseOffset(), batch.recordCount(), batch.maxTimestamp());
+      onBatch(batch.producer(), batch.baseOffset(), batch.recordCount());
     }
   }
 
-  void onBatch(ProducerStamp producer, long baseOffset, int recordCount, long timestamp) {
+  void onBatch(ProducerStamp producer, long baseOffset, int recordCount) {
+    long timestamp = clock.getAsLong();
     Entry e = producers.computeIfAbsent(producer.producerId(),
         id -> new Entry(id, producer.producerEpoch(), timestamp));
     if (producer.producerEpoch() != e.epoch) {
@@ -121,7 +133,7 @@ public final class ProducerStates {
   }
 
   /**
-   * Forgets producers whose last batch is older than {@code idleMillis} at {@code nowMillis}: a producer idle that
+   * Forgets producers whose last batch came more than {@code idleMillis} before {@code nowMillis}: a producer idle that
    * long starts afresh (its next batch is accepted whatever its sequence), and the table does not grow forever.
    *
    * @return the number of producers forgotten

@@ -94,7 +94,7 @@ public final class ShardLog implements AutoCloseable {
   private final AtomicLong truncations = new AtomicLong();
   private final AtomicBoolean flushRequested = new AtomicBoolean();
   private final DurableWaiters waiters = new DurableWaiters(() -> this.durableOffset);
-  private final ProducerStates producers = new ProducerStates();
+  private final ProducerStates producers = new ProducerStates(System::currentTimeMillis);
   private volatile Segment active;
   private volatile long logEndOffset;
   private volatile long durableOffset;
@@ -207,7 +207,7 @@ public final class ShardLog implements AutoCloseable {
         payload);
     write(header, payload, base, base + recordCount, leaderEpoch);
     if (producer.idempotent()) {
-      producers.onBatch(producer, base, recordCount, maxTimestamp);
+      producers.onBatch(producer, base, recordCount);
     }
     return base;
   }

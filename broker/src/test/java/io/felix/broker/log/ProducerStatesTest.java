@@ -88,19 +88,19 @@ class ProducerStatesTest {
   }
 
   @Test
-  void aProducerIdleLongerThanTheExpiryIsForgotten() throws IOException {
-    try (ShardLog log = ShardLog.open(tmp.resolve("log"), smallSegments(), flusher)) {
-      appendChecked(log, 0, 10_000); // batch timestamps are the producer's clock, as in Kafka
-      log.appendAsLeader(1, 1, 50_000, 50_000, new ProducerStamp(7, 0, 0), payload(1));
-      long idle = 30_000;
-      assertEquals(0, log.producers().expireIdle(40_000, idle), "idle exactly 30 s: kept");
-      assertEquals(Outcome.DUPLICATE, log.producers().check(stamp(0, 0), 3).outcome());
-      assertEquals(1, log.producers().expireIdle(40_001, idle));
-      assertEquals(1, log.producers().size());
-      assertEquals(Outcome.APPEND, log.producers().check(stamp(0, 0), 3).outcome(),
-          "forgotten: its old batch is new again");
-      assertEquals(Outcome.DUPLICATE, log.producers().check(new ProducerStamp(7, 0, 0), 1).outcome());
-    }
+  void aProducerIdleLongerThanTheExpiryIsForgotten() {
+    long[] now = {10_000};
+    ProducerStates states = new ProducerStates(() -> now[0]); // the replica's clock, not the batches' timestamps
+    states.onBatch(stamp(0, 0), 0, 3);
+    now[0] = 50_000;
+    states.onBatch(new ProducerStamp(7, 0, 0), 3, 1);
+    long idle = 30_000;
+    assertEquals(0, states.expireIdle(40_000, idle), "idle exactly 30 s: kept");
+    assertEquals(Outcome.DUPLICATE, states.check(stamp(0, 0), 3).outcome());
+    assertEquals(1, states.expireIdle(40_001, idle));
+    assertEquals(1, states.size());
+    assertEquals(Outcome.APPEND, states.check(stamp(0, 0), 3).outcome(), "forgotten: its old batch is new again");
+    assertEquals(Outcome.DUPLICATE, states.check(new ProducerStamp(7, 0, 0), 1).outcome());
   }
 
   @Test

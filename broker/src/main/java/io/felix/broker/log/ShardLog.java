@@ -28,8 +28,9 @@ import org.slf4j.LoggerFactory;
  * <h2>On disk</h2>
  * <ul>
  *   <li>{@code <baseOffset, 20 digits>.log} segment files ({@link SegmentName}): {@link LogBatch} frames back to back,
- *       each with a 48-byte header (base offset, payload length, record count, leader epoch, first and max
- *       timestamp, magic, CRC32C over the whole batch) and the opaque payload. A segment rolls when the next batch
+ *       each with a 64-byte header (base offset, payload length, record count, leader epoch, first and max
+ *       timestamp, magic, idempotent producer id, epoch and base sequence, CRC32C over the whole batch) and the
+ *       opaque payload. A segment rolls when the next batch
  *       would take it past {@code segment-bytes}.
  *   <li>{@code <baseOffset>.index} beside each sealed segment: its sparse offset index ({@link OffsetIndex}), written
  *       when it rolls. The active segment's index lives in memory only and is rebuilt when the log opens.

@@ -1,12 +1,12 @@
 package io.felix.broker;
 
-import io.felix.broker.node.DataPlane;
-
 import com.typesafe.config.Config;
 import io.felix.broker.assignment.AssignmentTable;
 import io.felix.broker.assignment.BrokerEndpoint;
 import io.felix.broker.assignment.ShardAssignment;
 import io.felix.broker.assignment.ShardId;
+import io.felix.broker.client.ProducerIdSource;
+import io.felix.broker.node.DataPlane;
 import io.felix.broker.shard.ReplicaDirectory;
 import io.felix.broker.shard.ReplicaStatus;
 import java.nio.file.Path;
@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorRefResolver;
@@ -38,6 +39,7 @@ public final class TestBrokers implements AutoCloseable {
   private final Map<Integer, DataPlane> planes = new TreeMap<>();
   private final Map<Integer, BrokerEndpoint> endpoints = new TreeMap<>();
   private long version;
+  private final AtomicLong producerIds = new AtomicLong();
 
   public TestBrokers(Path root, int count, String extraConfig) {
     this.root = root;
@@ -51,6 +53,7 @@ public final class TestBrokers implements AutoCloseable {
   public void start(int id) {
     Config config = DataPlane.localConfig(id, root.resolve("broker-" + id), extraConfig);
     DataPlane plane = DataPlane.startInOwnSystem(config);
+    plane.useProducerIds(ProducerIdSource.sharedCounter(producerIds));
     ActorSystem<?> system = plane.system();
     ActorSystem<?> seed = systems.values().stream().findFirst().orElse(system);
     Cluster.get(system).manager().tell(Join.create(Cluster.get(seed).selfMember().address()));

@@ -16,6 +16,7 @@ public final class LoadGen {
       "  produce --bootstrap HOST:PORT[,...] --stream NAME [--mode cluster|plain] [--record-size 1024]",
       "          [--rate N|0] [--duration 30s | --records N] [--producers 4] [--acks quorum|all|leader]",
       "          [--key-space N] [--json FILE] [--linger 5ms] [--batch-size 262144] [--max-outstanding 10000]",
+      "          [--no-idempotence]",
       "  consume --bootstrap HOST:PORT[,...] --stream NAME [--mode cluster|plain] [--from-beginning]",
       "          [--verify [--expect PRODUCE_JSON]] [--json FILE] [--idle 5s] [--max-bytes 1048576]",
       "  bench placement [--strategy cluster-share|stream-aware|both] [--duration 15s] [--recreates 3]",

@@ -18,6 +18,8 @@ import java.util.Set;
  * @param records total records over all producers; 0 when {@code duration} bounds the run
  * @param keySpace 0 = no keys (sticky shard per batch); N = keys "k0".."k{N-1}"
  * @param maxOutstanding records produced and not yet answered, per producer; a producer waits beyond it
+ * @param idempotence the client's idempotent producer (default on; {@code --no-idempotence} turns it off, and
+ *     ambiguous failures then fail their records as uncertain instead of being retried)
  */
 record ProduceOptions(
     List<HostPort> bootstrap,
@@ -33,7 +35,8 @@ record ProduceOptions(
     Path json,
     Duration linger,
     int batchSizeBytes,
-    int maxOutstanding) {
+    int maxOutstanding,
+    boolean idempotence) {
 
   static final Set<String> VALUED = Set.of("bootstrap", "stream", "mode", "record-size", "rate", "duration",
       "records", "producers", "acks", "key-space", "json", "linger", "batch-size", "max-outstanding");
@@ -54,7 +57,7 @@ record ProduceOptions(
   }
 
   static ProduceOptions parse(List<String> args) throws UsageException {
-    Flags f = Flags.parse(args, VALUED, Set.of());
+    Flags f = Flags.parse(args, VALUED, Set.of("no-idempotence"));
     if (f.has("duration") && f.has("records")) {
       throw new UsageException("--duration and --records exclude each other: give one");
     }
@@ -75,6 +78,7 @@ record ProduceOptions(
         json == null ? null : Path.of(json),
         f.duration("linger", Duration.ofMillis(5)),
         f.intValue("batch-size", 256 * 1024, 1, 4 * 1024 * 1024),
-        f.intValue("max-outstanding", 10_000, 1, 10_000_000));
+        f.intValue("max-outstanding", 10_000, 1, 10_000_000),
+        !f.has("no-idempotence"));
   }
 }

@@ -61,7 +61,8 @@ public final class ProduceRun {
    */
   public static ProduceRun steady(List<HostPort> bootstrap, String stream, long rate, int producers) {
     ProduceOptions options = new ProduceOptions(bootstrap, stream, ClientMode.CLUSTER, 256, rate,
-        Duration.ofDays(365), 0, producers, Acks.QUORUM, 0, null, Duration.ofMillis(5), 256 * 1024, 10_000);
+        Duration.ofDays(365), 0, producers, Acks.QUORUM, 0, null, Duration.ofMillis(5), 256 * 1024, 10_000,
+        true);
     return new ProduceRun(options, new PrintStream(OutputStream.nullOutputStream()));
   }
 
@@ -102,6 +103,7 @@ public final class ProduceRun {
         .acks(options.acks())
         .linger(options.linger())
         .batchSizeBytes(options.batchSizeBytes())
+        .idempotence(options.idempotence())
         .build();
     client = new FelixClient(settings);
     String problem = StreamCheck.problem(client, options.stream());
@@ -109,11 +111,13 @@ public final class ProduceRun {
       client.close();
       throw new IllegalStateException(problem);
     }
-    out.printf("produce: stream %s, %d producers, %d-byte records, rate %s, %s, acks %s, mode %s, run id %d%n",
+    out.printf("produce: stream %s, %d producers, %d-byte records, rate %s, %s, acks %s, mode %s, idempotence %s,"
+        + " run id %d%n",
         options.stream(), options.producers(), options.recordSize(),
         options.rate() == 0 ? "unbounded" : options.rate() + "/s",
         options.records() > 0 ? options.records() + " records" : "for " + options.duration().toSeconds() + " s",
-        options.acks().name().toLowerCase(), options.mode().name().toLowerCase(), runId);
+        options.acks().name().toLowerCase(), options.mode().name().toLowerCase(),
+        options.idempotence() ? "on" : "off", runId);
     startNanos = System.nanoTime();
     List<Thread> producers = new ArrayList<>();
     for (int p = 0; p < options.producers(); p++) {

@@ -1,6 +1,7 @@
 package io.felix.loadgen;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -48,14 +49,16 @@ class LoadGenArgumentsTest {
     assertEquals(Acks.QUORUM, o.acks());
     assertEquals(0, o.keySpace());
     assertNull(o.json());
+    assertTrue(o.idempotence(), "idempotence is on by default");
   }
 
   @Test
   void produceFlagsInBothSpellings() throws Exception {
     ProduceOptions o = ProduceOptions.parse(List.of("--bootstrap=h:1", "--stream", "orders", "--mode", "plain",
         "--record-size=100", "--rate", "5000", "--records", "1000", "--producers", "2", "--acks", "ALL",
-        "--key-space", "64", "--json", "out.json"));
+        "--key-space", "64", "--json", "out.json", "--no-idempotence"));
     assertEquals(ClientMode.PLAIN, o.mode());
+    assertFalse(o.idempotence());
     assertEquals(100, o.recordSize());
     assertEquals(5000, o.rate());
     assertNull(o.duration());

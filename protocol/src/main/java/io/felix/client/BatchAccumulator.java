@@ -25,6 +25,9 @@ final class BatchAccumulator {
     ProduceBatch open;
     final ArrayDeque<ProduceBatch> ready = new ArrayDeque<>();
     final List<ProduceBatch> inFlight = new ArrayList<>();
+    /** Idempotence: the producer epoch and the sequence number of the next record sent to this shard. */
+    int producerEpoch;
+    int nextSequence;
   }
 
   private final ClientSettings settings;
@@ -114,6 +117,12 @@ final class BatchAccumulator {
       while (q.inFlight.size() < settings.maxInFlightBatchesPerShard() && !q.ready.isEmpty()
           && q.ready.peek().retryAtNanos <= nowNanos) {
         ProduceBatch b = q.ready.poll();
+        if (settings.idempotence() && !b.hasSequence()) {
+          // Numbered at its first send, in send order: the shard's leader then sees the sequences in order.
+          b.producerEpoch = q.producerEpoch;
+          b.baseSequence = q.nextSequence;
+          q.nextSequence = nextSequence(q.nextSequence, b.size());
+        }
         q.inFlight.add(b);
         out.add(b);
       }
@@ -165,13 +174,46 @@ final class BatchAccumulator {
     notifyAll();
   }
 
-  /** Puts a batch that will be retried back in front of its shard's queue, so it goes before later batches. */
+  /**
+   * Puts a batch that will be retried back in front of its shard's queue, so it goes before later batches; among
+   * numbered batches (idempotence, several in flight) in sequence order, so the leader gets them in order again.
+   */
   synchronized void retryLater(ProduceBatch batch, long retryAtNanos) {
     ShardQueue q = queues.get(new ShardKey(batch.stream, batch.shard));
     q.inFlight.remove(batch);
     batch.retryAtNanos = retryAtNanos;
-    q.ready.addFirst(batch);
+    if (!batch.hasSequence()) {
+      q.ready.addFirst(batch);
+    } else {
+      List<ProduceBatch> queued = new ArrayList<>(q.ready);
+      int at = 0;
+      while (at < queued.size() && queued.get(at).hasSequence()
+          && queued.get(at).baseSequence < batch.baseSequence) {
+        at++;
+      }
+      queued.add(at, batch);
+      q.ready.clear();
+      q.ready.addAll(queued);
+    }
     notifyAll();
+  }
+
+  /**
+   * A numbered batch failed for good (its delivery timeout passed): it may or may not be stored, so the sequences
+   * after it would leave a gap for ever. The shard's next batches start a new producer epoch at sequence 0, which
+   * the leader accepts whatever it holds (Kafka's epoch bump, KIP-360).
+   */
+  synchronized void abandonSequence(ProduceBatch batch) {
+    ShardQueue q = queues.get(new ShardKey(batch.stream, batch.shard));
+    if (batch.hasSequence() && batch.producerEpoch == q.producerEpoch) {
+      q.producerEpoch++;
+      q.nextSequence = 0;
+    }
+  }
+
+  private static int nextSequence(int sequence, int records) {
+    long next = (long) sequence + records;
+    return (int) (next > Integer.MAX_VALUE ? next - Integer.MAX_VALUE - 1 : next);
   }
 
   /** Every record future not yet completed at this moment (open, waiting or in flight). */

@@ -38,6 +38,11 @@ import java.util.List;
  * @param plainModeFailoverAfter plain mode: connection failures in a row to its broker after which the client
  *     moves to the next bootstrap broker (default 2: one failure may be a blip or a quick restart, a second one
  *     means the broker is gone for now)
+ * @param idempotence the idempotent producer (default true, as in Kafka since 3.0): the client takes a producer
+ *     id from the cluster and numbers its batches per shard, the leader stores each batch once and answers a
+ *     re-sent one with its original offset, so every failure (ambiguous ones too) is retried within the delivery
+ *     timeout without duplicates, and records of a shard keep their order with up to
+ *     {@value #MAX_IN_FLIGHT_BATCHES_IDEMPOTENT} batches in flight. Off: the rules of retryAmbiguousErrors.
  */
 public record ClientSettings(
     List<HostPort> bootstrap,
@@ -57,10 +62,14 @@ public record ClientSettings(
     Duration metadataMaxAge,
     Duration connectTimeout,
     int maxFrameBytes,
-    int plainModeFailoverAfter) {
+    int plainModeFailoverAfter,
+    boolean idempotence) {
 
   /** Room kept in a frame for the produce request around its records (stream name, shard, acks, tags). */
   public static final int REQUEST_OVERHEAD_BYTES = 4096;
+
+  /** As Kafka: a leader remembers a producer's last five batches per shard, so at most five may be in flight. */
+  public static final int MAX_IN_FLIGHT_BATCHES_IDEMPOTENT = 5;
 
   public static Builder builder(List<HostPort> bootstrap) {
     return new Builder(bootstrap);
@@ -99,6 +108,7 @@ public record ClientSettings(
     private Duration connectTimeout = Duration.ofSeconds(5);
     private int maxFrameBytes = FrameCodec.DEFAULT_MAX_FRAME_BYTES;
     private int plainModeFailoverAfter = 2;
+    private boolean idempotence = true;
 
     private Builder(List<HostPort> bootstrap) {
       this.bootstrap = bootstrap == null ? List.of() : List.copyOf(bootstrap);
@@ -121,6 +131,7 @@ public record ClientSettings(
     public Builder connectTimeout(Duration v) { connectTimeout = v; return this; }
     public Builder maxFrameBytes(int v) { maxFrameBytes = v; return this; }
     public Builder plainModeFailoverAfter(int v) { plainModeFailoverAfter = v; return this; }
+    public Builder idempotence(boolean v) { idempotence = v; return this; }
 
     public ClientSettings build() {
       if (bootstrap.isEmpty()) {
@@ -149,10 +160,13 @@ public record ClientSettings(
       positive("metadataMaxAge", metadataMaxAge);
       positive("connectTimeout", connectTimeout);
       require(plainModeFailoverAfter > 0, "plainModeFailoverAfter must be positive, got " + plainModeFailoverAfter);
+      require(!idempotence || maxInFlightBatchesPerShard <= MAX_IN_FLIGHT_BATCHES_IDEMPOTENT,
+          "maxInFlightBatchesPerShard must be at most " + MAX_IN_FLIGHT_BATCHES_IDEMPOTENT + " with idempotence, got "
+          + maxInFlightBatchesPerShard);
       return new ClientSettings(bootstrap, mode, acks, linger, batchSizeBytes, maxInFlightPerConnection,
           maxInFlightBatchesPerShard, requestTimeout, ackTimeout, retries, retryBackoff, retryBackoffMax,
           deliveryTimeout, retryAmbiguousErrors, metadataMaxAge, connectTimeout, maxFrameBytes,
-          plainModeFailoverAfter);
+          plainModeFailoverAfter, idempotence);
     }
 
     private static void require(boolean ok, String message) {

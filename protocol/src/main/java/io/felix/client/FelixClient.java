@@ -31,8 +31,9 @@ import java.util.concurrent.TimeoutException;
  * batchSizeBytes or has waited linger, then sent as one ProduceRequest; the returned future completes with the
  * record's offset once the batch meets the acks, or fails with a {@link FelixException}. The first produce to a
  * stream blocks up to requestTimeout to read its metadata (like Kafka's max.block.ms). See
- * {@link ProduceSender} for which errors are retried and why a retry can duplicate only with
- * retryAmbiguousErrors; records of one shard stay in order with the default of one batch in flight per shard.
+ * {@link ProduceSender} for which errors are retried: with the idempotent producer (the default) every retriable
+ * failure, each batch stored once; without it, a retry can duplicate only with retryAmbiguousErrors. Records of
+ * one shard stay in order (with idempotence up to five batches in flight per shard; without, only with one).
  *
  * <p>Futures complete on the client's I/O threads: callbacks must not block.
  *

@@ -23,6 +23,9 @@ final class ProduceBatch {
   private ByteString encoded;
   int attempts;
   long retryAtNanos = Long.MIN_VALUE;
+  /** Idempotent producer: the producer epoch and first sequence number, fixed at the first send; -1 until then. */
+  int producerEpoch = -1;
+  int baseSequence = -1;
 
   ProduceBatch(String stream, int shard, long createdNanos, long deliveryTimeoutNanos) {
     this.stream = stream;
@@ -55,6 +58,10 @@ final class ProduceBatch {
       records.clear();
     }
     return encoded;
+  }
+
+  boolean hasSequence() {
+    return baseSequence >= 0;
   }
 
   void succeeded(long baseOffset) {

@@ -23,6 +23,13 @@ import org.slf4j.LoggerFactory;
  * attempt may have been stored and a retry would then store the batch twice. Otherwise the batch's futures
  * fail with the error, whose {@link FelixException#notAppended()} tells the caller whether it may exist.
  *
+ * <p>Idempotence (the default): every batch carries the producer id (asked once, {@link ProducerIdentity}) and
+ * its producer epoch and first sequence number in its shard, fixed at its first send, and the leader stores it
+ * once. So every retriable failure is retried, ambiguous ones included, with the same numbers: a batch the leader
+ * (or an earlier leader) already stored is answered with its original offset. OUT_OF_ORDER_SEQUENCE (an earlier
+ * batch of the shard is being retried) is retried too, behind it. A numbered batch that fails for good makes its
+ * shard start a new producer epoch ({@link BatchAccumulator#abandonSequence}).
+ *
  * <p>NOT_LEADER. The answer names the leader with its epoch ({@link MetadataCache#notLeader}). A leader of a newer
  * epoch than the client knew is tried at once: epochs only grow, so such immediate retries are bounded by the
  * leadership changes that really happen. Any other NOT_LEADER (no leader named, or one the client already knew,
@@ -36,6 +43,7 @@ final class ProduceSender implements Runnable {
   private final BatchAccumulator accumulator;
   private final MetadataCache metadata;
   private final BrokerConnections connections;
+  private final ProducerIdentity identity;
   private final AtomicLong retries = new AtomicLong();
 
   ProduceSender(ClientSettings settings, BatchAccumulator accumulator, MetadataCache metadata,
@@ -44,6 +52,7 @@ final class ProduceSender implements Runnable {
     this.accumulator = accumulator;
     this.metadata = metadata;
     this.connections = connections;
+    this.identity = new ProducerIdentity(settings, connections);
   }
 
   long retries() {
@@ -87,16 +96,31 @@ final class ProduceSender implements Runnable {
     if (metadata.isStale()) {
       metadata.refresh(List.of(batch.stream));
     }
-    Request.Builder request = Request.newBuilder().setProduce(ProduceRequest.newBuilder()
+    ProduceRequest.Builder produce = ProduceRequest.newBuilder()
         .setStream(batch.stream)
         .setShard(batch.shard)
         .setRecords(batch.encoded())
         .setAcks(settings.acks())
         .setTimeoutMs((int) settings.ackTimeout().toMillis())
         // Plain mode: the one broker we talk to forwards batches for shards it does not lead (felix_client.proto).
-        .setForwardIfNotLeader(settings.mode() == ClientMode.PLAIN));
+        .setForwardIfNotLeader(settings.mode() == ClientMode.PLAIN);
+    if (!batch.hasSequence()) {
+      send(batch, target, produce);
+      return;
+    }
+    identity.producerId(target).whenComplete((producerId, error) -> {
+      if (error != null) {
+        answered(batch, target, null, error);
+        return;
+      }
+      send(batch, target, produce.setHasProducer(true).setProducerId(producerId)
+          .setProducerEpoch(batch.producerEpoch).setBaseSequence(batch.baseSequence));
+    });
+  }
+
+  private void send(ProduceBatch batch, HostPort target, ProduceRequest.Builder produce) {
     connections.get(target)
-        .thenCompose(c -> c.send(request, settings.requestTimeout()))
+        .thenCompose(c -> c.send(Request.newBuilder().setProduce(produce), settings.requestTimeout()))
         .whenComplete((response, error) -> answered(batch, target, response, error));
   }
 
@@ -134,7 +158,8 @@ final class ProduceSender implements Runnable {
   /** @param atOnce retry without backoff: the answer named a leader of a newer epoch (see the class comment) */
   private void failedAttempt(ProduceBatch batch, HostPort target, FelixException cause, boolean atOnce) {
     long now = System.nanoTime();
-    boolean safe = cause.notAppended() || settings.retryAmbiguousErrors();
+    // A numbered batch is stored once however often it is sent (see the class comment).
+    boolean safe = cause.notAppended() || settings.retryAmbiguousErrors() || batch.hasSequence();
     long retryAt = atOnce ? now : now + settings.backoffNanos(batch.attempts);
     boolean retry = cause.retriable() && safe && !accumulator.isClosing()
         && batch.attempts <= settings.retries() && retryAt < batch.deadlineNanos;
@@ -146,6 +171,7 @@ final class ProduceSender implements Runnable {
       return;
     }
     String where = batch.stream + "/" + batch.shard + (target == null ? "" : " via " + target);
+    accumulator.abandonSequence(batch);
     batch.failed(cause.withContext("produce to " + where + " failed after " + batch.attempts + " attempt(s)"));
     accumulator.done(batch);
   }

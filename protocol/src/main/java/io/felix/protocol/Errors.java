@@ -67,6 +67,7 @@ public final class Errors {
       case NOT_LEADER:
       case NOT_ENOUGH_REPLICAS:
       case TIMEOUT:
+      case OUT_OF_ORDER_SEQUENCE:
         return true;
       default:
         return false;
@@ -104,6 +105,10 @@ public final class Errors {
         return "the frame is larger than the broker accepts";
       case RESOURCE_LIMIT:
         return "a broker limit refused the request";
+      case OUT_OF_ORDER_SEQUENCE:
+        return "the batch's sequence number does not continue the producer's last stored batch";
+      case INVALID_PRODUCER_EPOCH:
+        return "the producer epoch is older than one the shard has stored";
       default:
         return "error code " + code;
     }

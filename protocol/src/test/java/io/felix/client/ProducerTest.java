@@ -288,11 +288,11 @@ class ProducerTest {
   }
 
   @Test
-  void ambiguousTimeoutFailsWithoutRetryByDefault() throws Exception {
+  void ambiguousTimeoutFailsWithoutRetryWhenIdempotenceIsOff() throws Exception {
     ScriptedBroker b = broker(1);
     b.script(leaderScript("s", List.of(b.brokerAddress()), new int[] {1},
         r -> Response.newBuilder().setError(Errors.of(ErrorCode.TIMEOUT, "acks not met in 1000 ms"))));
-    FelixClient client = client(settings(b).linger(Duration.ZERO).build());
+    FelixClient client = client(settings(b).linger(Duration.ZERO).idempotence(false).build());
     FelixException e = FelixException.from(assertThrowsCompletion(client.produce("s", 0, null, utf8("x"), List.of())));
     assertEquals(ErrorCode.TIMEOUT, e.code());
     assertFalse(e.notAppended(), "the batch may have been stored");
@@ -309,7 +309,8 @@ class ProducerTest {
         return calls[0]++ == 0 ? Response.newBuilder().setError(Errors.of(ErrorCode.TIMEOUT, "slow")) : null;
       }
     }));
-    FelixClient client = client(settings(b).linger(Duration.ZERO).retryAmbiguousErrors(true).build());
+    FelixClient client = client(settings(b).linger(Duration.ZERO).idempotence(false).retryAmbiguousErrors(true)
+        .build());
     assertEquals(0, client.produce("s", 0, null, utf8("x"), List.of()).join().offset());
     assertEquals(1, client.retries());
   }
@@ -350,7 +351,7 @@ class ProducerTest {
   }
 
   @Test
-  void connectionLostAfterWritingFailsTheBatchAsAmbiguous() throws Exception {
+  void connectionLostAfterWritingFailsTheBatchAsAmbiguousWhenIdempotenceIsOff() throws Exception {
     ScriptedBroker b = broker(1);
     b.script(e -> {
       if (e.request.hasMetadata()) {
@@ -359,7 +360,7 @@ class ProducerTest {
         e.dropConnection();
       }
     });
-    FelixClient client = client(settings(b).linger(Duration.ZERO).build());
+    FelixClient client = client(settings(b).linger(Duration.ZERO).idempotence(false).build());
     FelixException e = FelixException.from(assertThrowsCompletion(client.produce("s", 0, null, utf8("x"), List.of())));
     assertEquals(FelixException.Kind.CONNECTION_FAILED, e.kind());
     assertFalse(e.notAppended());

@@ -2,6 +2,7 @@ package io.felix.client;
 
 import io.felix.protocol.FrameCodec;
 import io.felix.protocol.client.BrokerAddress;
+import io.felix.protocol.client.InitProducerIdResponse;
 import io.felix.protocol.client.MetadataResponse;
 import io.felix.protocol.client.Request;
 import io.felix.protocol.client.Response;
@@ -59,6 +60,8 @@ final class ScriptedBroker implements AutoCloseable {
   }
 
   private static final FrameCodec CODEC = FrameCodec.withDefaults();
+  /** The producer id broker {@code id} hands out is this plus its id. */
+  static final long PRODUCER_ID_BASE = 7000;
 
   final int id;
   private final ServerSocket server;
@@ -129,6 +132,12 @@ final class ScriptedBroker implements AutoCloseable {
           return;
         }
         Request request = CODEC.parseRequest(body);
+        if (request.hasInitProducerId()) {
+          // Idempotent producers ask once for an id; the scripts are about what follows.
+          new Exchange(request, s, out).reply(Response.newBuilder().setInitProducerId(
+              InitProducerIdResponse.newBuilder().setProducerId(PRODUCER_ID_BASE + id)));
+          continue;
+        }
         received.add(request);
         script.onRequest(new Exchange(request, s, out));
       }

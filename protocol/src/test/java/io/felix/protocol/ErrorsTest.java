@@ -41,13 +41,14 @@ class ErrorsTest {
   }
 
   @Test
-  void onlyLeaderReplicaAndTimeoutErrorsAreRetriable() {
+  void onlyLeaderReplicaTimeoutAndSequenceGapErrorsAreRetriable() {
     for (ErrorCode code : ErrorCode.values()) {
       if (code == ErrorCode.UNRECOGNIZED) {
         continue;
       }
       boolean expected =
-          code == ErrorCode.NOT_LEADER || code == ErrorCode.NOT_ENOUGH_REPLICAS || code == ErrorCode.TIMEOUT;
+          code == ErrorCode.NOT_LEADER || code == ErrorCode.NOT_ENOUGH_REPLICAS || code == ErrorCode.TIMEOUT
+          || code == ErrorCode.OUT_OF_ORDER_SEQUENCE;
       assertEquals(expected, Errors.isRetriable(code), code.name());
     }
   }

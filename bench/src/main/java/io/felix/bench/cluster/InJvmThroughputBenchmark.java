@@ -5,6 +5,7 @@ import io.felix.broker.assignment.AssignmentTable;
 import io.felix.broker.assignment.BrokerEndpoint;
 import io.felix.broker.assignment.ShardAssignment;
 import io.felix.broker.assignment.ShardId;
+import io.felix.broker.client.ProducerIdSource;
 import io.felix.broker.node.DataPlane;
 import io.felix.broker.shard.ReplicaDirectory;
 import io.felix.client.ClientSettings;
@@ -57,9 +58,11 @@ public final class InJvmThroughputBenchmark {
     List<ActorSystem<?>> systems = new ArrayList<>();
     List<DataPlane> planes = new ArrayList<>();
     Map<Integer, BrokerEndpoint> endpoints = new TreeMap<>();
+    AtomicLong producerIds = new AtomicLong();
     for (int id = 0; id < 3; id++) {
       Config config = DataPlane.localConfig(id, root.resolve("broker-" + id), "pekko.loglevel = WARNING");
       DataPlane plane = DataPlane.startInOwnSystem(config);
+      plane.useProducerIds(ProducerIdSource.sharedCounter(producerIds));
       ActorSystem<?> system = plane.system();
       Cluster.get(system).manager().tell(Join.create(Cluster.get(systems.isEmpty() ? system : systems.get(0))
           .selfMember().address()));

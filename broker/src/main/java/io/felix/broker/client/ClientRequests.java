@@ -12,6 +12,7 @@ import io.felix.protocol.client.BrokerAddress;
 import io.felix.protocol.Errors;
 import io.felix.protocol.client.ErrorCode;
 import io.felix.protocol.client.FetchRequest;
+import io.felix.protocol.client.InitProducerIdResponse;
 import io.felix.protocol.client.MetadataRequest;
 import io.felix.protocol.client.MetadataResponse;
 import io.felix.protocol.client.ProduceRequest;
@@ -38,11 +39,17 @@ public final class ClientRequests {
   private final ReplicaRegistry registry;
   private final ProduceForwarder forwarder;
   private final ClientListenerSettings settings;
+  private volatile ProducerIdSource producerIds = ProducerIdSource.NONE;
 
   public ClientRequests(ReplicaRegistry registry, ProduceForwarder forwarder, ClientListenerSettings settings) {
     this.registry = registry;
     this.forwarder = forwarder;
     this.settings = settings;
+  }
+
+  /** Where InitProducerId takes its ids from; set once the control plane is up (until then requests fail, retriably). */
+  public void useProducerIds(ProducerIdSource source) {
+    this.producerIds = source;
   }
 
   public CompletionStage<Response> handle(Request request) {
@@ -53,6 +60,8 @@ public final class ClientRequests {
         return produce(request.getProduce());
       case FETCH:
         return fetch(request.getFetch());
+      case INIT_PRODUCER_ID:
+        return initProducerId();
       default:
         return done(error(ErrorCode.INVALID_REQUEST, "unsupported request kind " + request.getBodyCase()));
     }
@@ -140,6 +149,14 @@ public final class ClientRequests {
       return forwarder.forward(a.leader(), request, settings.forwardGrace());
     }
     return done(notLeader(a));
+  }
+
+  /** A new idempotent producer's id, at epoch 0; the producer numbers its batches per shard from 0. */
+  private CompletionStage<Response> initProducerId() {
+    return producerIds.nextProducerId().handle((id, failure) -> failure == null
+        ? Response.newBuilder().setInitProducerId(InitProducerIdResponse.newBuilder().setProducerId(id)
+            .setProducerEpoch(0)).build()
+        : error(ErrorCode.TIMEOUT, "no producer id available now: " + failure.getMessage()));
   }
 
   private CompletionStage<Response> fetch(FetchRequest request) {

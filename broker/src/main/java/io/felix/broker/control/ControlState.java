@@ -16,6 +16,7 @@ import io.felix.broker.control.PlacementEvent.MoveFenced;
 import io.felix.broker.control.PlacementEvent.MoveStarted;
 import io.felix.broker.control.PlacementEvent.PlacementPaused;
 import io.felix.broker.control.PlacementEvent.PlacementResumed;
+import io.felix.broker.control.PlacementEvent.ProducerIdsAllocated;
 import io.felix.broker.control.PlacementEvent.ShardPlaced;
 import io.felix.broker.control.PlacementEvent.StreamConfigChanged;
 import io.felix.broker.control.PlacementEvent.StreamCreated;
@@ -45,13 +46,14 @@ public record ControlState(
     List<MoveRecord> recentMoves,
     boolean paused,
     long tableVersion,
-    long nextMoveId) implements JournalRecord {
+    long nextMoveId,
+    long nextProducerId) implements JournalRecord {
 
   /** Finished moves kept in the state (the admin API may show fewer). */
   static final int RECENT_MOVES_KEPT = 100;
 
   public static final ControlState EMPTY =
-      new ControlState(Map.of(), Map.of(), Map.of(), Map.of(), List.of(), false, 0, 1);
+      new ControlState(Map.of(), Map.of(), Map.of(), Map.of(), List.of(), false, 0, 1, 0);
 
   public ControlState {
     brokers = Collections.unmodifiableSortedMap(new TreeMap<>(brokers));
@@ -110,6 +112,7 @@ public record ControlState(
     var recent = new ArrayList<>(this.recentMoves);
     boolean paused = this.paused;
     long nextMoveId = this.nextMoveId;
+    long nextProducerId = this.nextProducerId;
 
     // Java 17: no pattern matching for switch yet, hence the instanceof chain.
     if (event instanceof BrokerJoined e) {
@@ -171,9 +174,12 @@ public record ControlState(
       paused = true;
     } else if (event instanceof PlacementResumed) {
       paused = false;
+    } else if (event instanceof ProducerIdsAllocated e) {
+      nextProducerId = Math.max(nextProducerId, e.firstId() + e.count());
     }
     long version = event instanceof TableVersionRaised e ? Math.max(tableVersion, e.heldVersion()) : tableVersion;
-    return new ControlState(brokers, streams, shards, moves, recent, paused, version + 1, nextMoveId);
+    return new ControlState(brokers, streams, shards, moves, recent, paused, version + 1, nextMoveId,
+        nextProducerId);
   }
 
   private static void remember(List<MoveRecord> recent, MoveRecord finished) {

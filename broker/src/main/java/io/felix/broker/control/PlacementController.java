@@ -100,6 +100,10 @@ public final class PlacementController
 
   public record GetView(ActorRef<ControlView> replyTo) implements Command, ControlMessage {}
 
+  /** A broker's {@link ProducerIdIssuer} wants a new block of producer ids; answered once the allocation is stored. */
+  public record AllocateProducerIds(int brokerId, ActorRef<ProducerIdBlock> replyTo)
+      implements Command, ControlMessage {}
+
   /**
    * A replica's answer to a fence ({@code fenceEpoch} > 0) or describe; {@code status} null when it failed. Local
    * only: the singleton's own ask adapter builds it from the {@code ReplicaStatus} that crossed Artery.
@@ -251,6 +255,7 @@ public final class PlacementController
         .onCommand(StartMove.class, (s, c) -> reply(decisions.startMove(s, liveness.available(), c.stream(),
             c.shard(), c.to(), clock.millis()), c.replyTo(), null))
         .onCommand(GetView.class, this::onGetView)
+        .onCommand(AllocateProducerIds.class, this::onAllocateProducerIds)
         .onCommand(ReplicaAnswered.class, this::onReplicaAnswered)
         .onCommand(LeaderNotServing.class, this::onLeaderNotServing)
         .onCommand(PlacementTick.class, this::onPlacementTick)
@@ -324,6 +329,18 @@ public final class PlacementController
     }
     List<AssignmentHolder.Command> publish = TableChunks.publishing(state.table());
     holders.forEach(holder -> publish.forEach(holder::tell));
+  }
+
+  /**
+   * Persisted before the answer (and applied before the next command: the behaviour stashes while persisting), so
+   * no block is handed out twice, by this singleton or a later one.
+   */
+  private Effect<PlacementEvent, ControlState> onAllocateProducerIds(ControlState state, AllocateProducerIds a) {
+    ProducerIdBlock block = new ProducerIdBlock(state.nextProducerId(), ProducerIdBlock.SIZE);
+    return Effect().persist(new PlacementEvent.ProducerIdsAllocated(a.brokerId(), block.firstId(), block.count()))
+        .thenRun(s -> context.getLog().info("Allocated producer ids [{}, {}) to broker {}", block.firstId(),
+            block.endId(), a.brokerId()))
+        .thenReply(a.replyTo(), s -> block);
   }
 
   private Effect<PlacementEvent, ControlState> onGetView(ControlState state, GetView get) {

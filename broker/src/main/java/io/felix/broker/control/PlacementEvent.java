@@ -89,4 +89,10 @@ public sealed interface PlacementEvent extends JournalRecord {
 
   /** PATCH raised the stream's shard count to {@code shards}; the new shards' {@link ShardPlaced} events follow. */
   record StreamShardsAdded(String stream, int shards) implements PlacementEvent {}
+
+  /**
+   * Producer ids {@code [firstId, firstId + count)} went to broker {@code brokerId}, which hands them to idempotent
+   * producers; none of them is allocated again.
+   */
+  record ProducerIdsAllocated(int brokerId, long firstId, int count) implements PlacementEvent {}
 }

@@ -5,7 +5,7 @@ import java.nio.ByteOrder;
 import java.util.zip.CRC32C;
 
 /**
- * One framed batch of the log: a fixed 48-byte header followed by an opaque payload (the client protocol's
+ * One framed batch of the log: a fixed 64-byte header followed by an opaque payload (the client protocol's
  * encoded RecordList, which the log never decodes). The same bytes are stored in segment files, sent to
  * followers and served to consumers, so a batch is framed once by the leader and never re-encoded.
  *
@@ -19,9 +19,15 @@ import java.util.zip.CRC32C;
  *  32     8   maxTimestamp     largest timestamp in the batch
  *  40     1   magic            format version, {@value #MAGIC}
  *  41     3   reserved         zero
- *  44     4   crc              CRC32C over bytes [0, 44) and the payload
- *  48     n   payload
+ *  44     8   producerId       idempotent producer's id, -1 when none ({@link ProducerStamp})
+ *  52     4   producerEpoch    that producer's epoch, -1 when none
+ *  56     4   baseSequence     sequence number of the first record for that producer in this shard, -1 when none
+ *  60     4   crc              CRC32C over bytes [0, 60) and the payload
+ *  64     n   payload
  * </pre>
+ *
+ * <p>Magic 2 added the producer fields (magic 1 had a 48-byte header with the CRC at 44); logs written with magic 1
+ * are not read.
  *
  * All integers are big-endian. The CRC covers the offset and length fields too: a flipped bit anywhere in a batch
  * is caught, at the cost that offsets cannot be rewritten in place (Felix never does).
@@ -30,18 +36,21 @@ import java.util.zip.CRC32C;
  * @param payload a read-only slice of the payload, sharing the buffer it was decoded from
  */
 public record LogBatch(
-    long baseOffset, int recordCount, long leaderEpoch, long firstTimestamp, long maxTimestamp, int crc,
-    int position, ByteBuffer payload) {
+    long baseOffset, int recordCount, long leaderEpoch, long firstTimestamp, long maxTimestamp,
+    ProducerStamp producer, int crc, int position, ByteBuffer payload) {
 
-  public static final int HEADER_BYTES = 48;
-  public static final byte MAGIC = 1;
+  public static final int HEADER_BYTES = 64;
+  public static final byte MAGIC = 2;
   static final int LENGTH_AT = 8;
   static final int COUNT_AT = 12;
   static final int EPOCH_AT = 16;
   static final int FIRST_TS_AT = 24;
   static final int MAX_TS_AT = 32;
   static final int MAGIC_AT = 40;
-  static final int CRC_AT = 44;
+  static final int PRODUCER_ID_AT = 44;
+  static final int PRODUCER_EPOCH_AT = 52;
+  static final int BASE_SEQUENCE_AT = 56;
+  static final int CRC_AT = 60;
 
   /** The offset after the last record of this batch. */
   public long nextOffset() {
@@ -63,7 +72,7 @@ public record LogBatch(
    */
   static ByteBuffer encodeHeader(
       long baseOffset, int recordCount, long leaderEpoch, long firstTimestamp, long maxTimestamp,
-      ByteBuffer payload) {
+      ProducerStamp producer, ByteBuffer payload) {
     ByteBuffer header = ByteBuffer.allocate(HEADER_BYTES).order(ByteOrder.BIG_ENDIAN);
     header.putLong(0, baseOffset)
         .putInt(LENGTH_AT, payload.remaining())
@@ -71,7 +80,10 @@ public record LogBatch(
         .putLong(EPOCH_AT, leaderEpoch)
         .putLong(FIRST_TS_AT, firstTimestamp)
         .putLong(MAX_TS_AT, maxTimestamp)
-        .put(MAGIC_AT, MAGIC);
+        .put(MAGIC_AT, MAGIC)
+        .putLong(PRODUCER_ID_AT, producer.producerId())
+        .putInt(PRODUCER_EPOCH_AT, producer.producerEpoch())
+        .putInt(BASE_SEQUENCE_AT, producer.baseSequence());
     header.putInt(CRC_AT, crcOf(header, 0, payload.duplicate()));
     return header;
   }
@@ -80,7 +92,15 @@ public record LogBatch(
   public static ByteBuffer encode(
       long baseOffset, int recordCount, long leaderEpoch, long firstTimestamp, long maxTimestamp,
       ByteBuffer payload) {
-    ByteBuffer header = encodeHeader(baseOffset, recordCount, leaderEpoch, firstTimestamp, maxTimestamp, payload);
+    return encode(baseOffset, recordCount, leaderEpoch, firstTimestamp, maxTimestamp, ProducerStamp.NONE, payload);
+  }
+
+  /** As {@link #encode(long, int, long, long, long, ByteBuffer)}, for a batch of an idempotent producer. */
+  public static ByteBuffer encode(
+      long baseOffset, int recordCount, long leaderEpoch, long firstTimestamp, long maxTimestamp,
+      ProducerStamp producer, ByteBuffer payload) {
+    ByteBuffer header = encodeHeader(baseOffset, recordCount, leaderEpoch, firstTimestamp, maxTimestamp, producer,
+        payload);
     ByteBuffer whole = ByteBuffer.allocate(HEADER_BYTES + payload.remaining());
     whole.put(header).put(payload.duplicate()).flip();
     return whole;
@@ -123,6 +143,13 @@ public record LogBatch(
     ByteBuffer payload = buf.duplicate().limit(at + HEADER_BYTES + length).position(at + HEADER_BYTES).slice()
         .asReadOnlyBuffer();
     return new LogBatch(buf.getLong(at), buf.getInt(at + COUNT_AT), buf.getLong(at + EPOCH_AT),
-        buf.getLong(at + FIRST_TS_AT), buf.getLong(at + MAX_TS_AT), buf.getInt(at + CRC_AT), at, payload);
+        buf.getLong(at + FIRST_TS_AT), buf.getLong(at + MAX_TS_AT), producerAt(buf, at), buf.getInt(at + CRC_AT),
+        at, payload);
+  }
+
+  private static ProducerStamp producerAt(ByteBuffer buf, int at) {
+    long id = buf.getLong(at + PRODUCER_ID_AT);
+    return id == ProducerStamp.NO_PRODUCER_ID ? ProducerStamp.NONE
+        : new ProducerStamp(id, buf.getInt(at + PRODUCER_EPOCH_AT), buf.getInt(at + BASE_SEQUENCE_AT));
   }
 }

@@ -28,8 +28,9 @@ import org.slf4j.LoggerFactory;
  * <h2>On disk</h2>
  * <ul>
  *   <li>{@code <baseOffset, 20 digits>.log} segment files ({@link SegmentName}): {@link LogBatch} frames back to back,
- *       each with a 48-byte header (base offset, payload length, record count, leader epoch, first and max
- *       timestamp, magic, CRC32C over the whole batch) and the opaque payload. A segment rolls when the next batch
+ *       each with a 64-byte header (base offset, payload length, record count, leader epoch, first and max
+ *       timestamp, magic, idempotent producer id, epoch and base sequence, CRC32C over the whole batch) and the
+ *       opaque payload. A segment rolls when the next batch
  *       would take it past {@code segment-bytes}.
  *   <li>{@code <baseOffset>.index} beside each sealed segment: its sparse offset index ({@link OffsetIndex}), written
  *       when it rolls. The active segment's index lives in memory only and is rebuilt when the log opens.
@@ -37,6 +38,8 @@ import org.slf4j.LoggerFactory;
  *   <li>{@value #RECOVERY_POINT}: an offset below which every batch was fsynced (written at each roll, truncation
  *       and clean close).
  *   <li>{@value #LOCK}: locked while the log is open, so two owners can never write one directory.
+ *   <li>{@code <offset>.producers}: the idempotent producers' state as of that offset ({@link ProducerSnapshot}),
+ *       written at each roll; open loads the newest and reads only the batches after it ({@link #producers}).
  * </ul>
  * The log start offset is not stored anywhere: it is the first segment's base offset. Retention
  * ({@link #deleteSegmentsPastRetention}) deletes whole sealed segments, oldest first, and fsyncs the directory, so the
@@ -95,6 +98,7 @@ public final class ShardLog implements AutoCloseable {
   private final AtomicLong truncations = new AtomicLong();
   private final AtomicBoolean flushRequested = new AtomicBoolean();
   private final DurableWaiters waiters = new DurableWaiters(() -> this.durableOffset);
+  private final ProducerStates producers = new ProducerStates(System::currentTimeMillis);
   private volatile Segment active;
   private volatile long logEndOffset;
   private volatile long durableOffset;
@@ -138,6 +142,7 @@ public final class ShardLog implements AutoCloseable {
     ShardLog shardLog = new ShardLog(dir, settings, flusher, lockChannel, lock);
     try {
       new LogRecovery(shardLog).run();
+      shardLog.rebuildProducers();
     } catch (IOException | RuntimeException e) {
       shardLog.closeFiles();
       throw e;
@@ -186,6 +191,16 @@ public final class ShardLog implements AutoCloseable {
    */
   public long appendAsLeader(long leaderEpoch, int recordCount, long firstTimestamp, long maxTimestamp,
       ByteBuffer payload) {
+    return appendAsLeader(leaderEpoch, recordCount, firstTimestamp, maxTimestamp, ProducerStamp.NONE, payload);
+  }
+
+  /**
+   * As {@link #appendAsLeader(long, int, long, long, ByteBuffer)}, stamping the batch with its idempotent producer's
+   * identity, which {@link #producers} then counts. The leader checks the stamp with {@link ProducerStates#check}
+   * first; this method stores what it is given.
+   */
+  public long appendAsLeader(long leaderEpoch, int recordCount, long firstTimestamp, long maxTimestamp,
+      ProducerStamp producer, ByteBuffer payload) {
     checkWritable();
     if (recordCount < 1) {
       throw new InvalidBatchException("a batch needs at least one record, got " + recordCount);
@@ -196,8 +211,12 @@ public final class ShardLog implements AutoCloseable {
     }
     checkSize(LogBatch.HEADER_BYTES + (long) payload.remaining());
     long base = logEndOffset;
-    ByteBuffer header = LogBatch.encodeHeader(base, recordCount, leaderEpoch, firstTimestamp, maxTimestamp, payload);
+    ByteBuffer header = LogBatch.encodeHeader(base, recordCount, leaderEpoch, firstTimestamp, maxTimestamp, producer,
+        payload);
     write(header, payload, base, base + recordCount, leaderEpoch);
+    if (producer.idempotent()) {
+      producers.onBatch(producer, base, recordCount);
+    }
     return base;
   }
 
@@ -233,6 +252,7 @@ public final class ShardLog implements AutoCloseable {
     for (LogBatch batch : checked) {
       ByteBuffer header = source.duplicate().position(batch.position()).limit(batch.position() + LogBatch.HEADER_BYTES);
       write(header, batch.payload(), batch.baseOffset(), batch.nextOffset(), batch.leaderEpoch());
+      producers.onBatch(batch);
     }
     return logEndOffset;
   }
@@ -278,6 +298,35 @@ public final class ShardLog implements AutoCloseable {
       active = next;
     }
     waiters.completeReached();
+    ProducerSnapshot.write(dir, logEndOffset, producers);
+  }
+
+  // ---- idempotent producers (owner thread) ----
+
+  /** The idempotent producers' state of every batch in this log; changed only by this log's appends. */
+  public ProducerStates producers() {
+    return producers;
+  }
+
+  /** Loads the newest producer snapshot at or below the log end and counts the batches after it. */
+  private void rebuildProducers() throws IOException {
+    long end = logEndOffset;
+    long from = Math.max(ProducerSnapshot.loadLatest(dir, end, producers).orElse(0L), logStartOffset());
+    long offset = from;
+    while (offset < end) {
+      LogRead read = read(offset, (int) Math.min(settings.segmentBytes(), 8 << 20));
+      if (read.isEmpty()) {
+        throw new IOException("log " + dir + " returned nothing at offset " + offset + " below its end " + end
+            + " while rebuilding its producer state");
+      }
+      for (BatchDecoder d = read.decoder(); d.hasNext(); ) {
+        LogBatch batch = d.next();
+        if (batch.baseOffset() >= from) {
+          producers.onBatch(batch);
+        }
+      }
+      offset = read.nextOffset();
+    }
   }
 
   private void writeRecoveryPoint(long offset) throws IOException {
@@ -617,6 +666,13 @@ public final class ShardLog implements AutoCloseable {
       throw new UncheckedIOException("truncation of " + dir + " to " + offset + " failed; the log is failed", e);
     } finally {
       truncations.incrementAndGet();
+    }
+    try {
+      ProducerSnapshot.deleteAbove(dir, newEnd);
+      rebuildProducers();
+    } catch (IOException e) {
+      fail(e);
+      throw new UncheckedIOException("rebuilding the producer state of " + dir + " after truncation failed", e);
     }
     log.info("Truncated log {} from end offset {} to {}", dir, end, newEnd);
     waiters.failAbove(newEnd, new IllegalStateException("records at or after offset " + newEnd + " were truncated"));

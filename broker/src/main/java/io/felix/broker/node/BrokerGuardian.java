@@ -22,6 +22,7 @@ import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.SupervisorStrategy;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import io.felix.broker.control.ProducerIdIssuer;
 import org.apache.pekko.cluster.typed.ClusterSingleton;
 import org.apache.pekko.cluster.typed.SingletonActor;
 
@@ -66,6 +67,9 @@ final class BrokerGuardian {
     dataPlane.registry().reportNotServingTo((shard, brokerId, epoch, reason) ->
         singleton.tell(new PlacementController.LeaderNotServing(shard, brokerId, epoch, reason)),
         control.placementInterval());
+    ActorRef<ProducerIdIssuer.Command> producerIds = context.spawn(
+        ProducerIdIssuer.create(broker.id(), singleton, http.singletonTimeout()), "producer-id-issuer");
+    dataPlane.useProducerIds(ProducerIdIssuer.source(producerIds));
     BrokerMetrics metrics = BrokerMetrics.of(context.getSystem());
     Consumer<AssignmentTable> applyToReplicas = table -> {
       directory.tell(new ReplicaDirectory.ApplyAssignments(table));

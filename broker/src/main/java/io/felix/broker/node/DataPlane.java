@@ -11,6 +11,7 @@ import io.felix.broker.log.FlushScheduler;
 import io.felix.broker.log.LogSettings;
 import io.felix.broker.log.RetentionSettings;
 import io.felix.broker.client.ProduceForwarder;
+import io.felix.broker.client.ProducerIdSource;
 import io.felix.broker.transport.ReplicationSettings;
 import io.felix.broker.transport.ReplicationTransport;
 import io.felix.broker.transport.TcpReplicationTransport;
@@ -48,6 +49,7 @@ public final class DataPlane {
   private final TcpReplicationTransport transport;
   private final ProduceForwarder forwarder;
   private final ClientListener clientListener;
+  private final ClientRequests clientRequests;
   private final ActorRef<ReplicaDirectory.Command> directory;
 
   private DataPlane(ActorContext<?> guardian) {
@@ -79,8 +81,8 @@ public final class DataPlane {
         ReplicaDirectory.create(broker.dataDir(), logSettings, flusher, transport, replication, registry,
             broker.quarantineRetention()),
         "replica-directory");
-    this.clientListener = ClientListener.start(system, listener, new ClientRequests(registry, forwarder, listener),
-        broker.host(), broker.clientPort());
+    this.clientRequests = new ClientRequests(registry, forwarder, listener);
+    this.clientListener = ClientListener.start(system, listener, clientRequests, broker.host(), broker.clientPort());
     system.getWhenTerminated().thenRun(this::releaseResources);
     log.info("broker {}: data plane started, data in {}, clients on {}:{}, replication on {}:{}", broker.id(),
         broker.dataDir(), broker.host(), clientListener.boundPort(), broker.host(), transport.boundPort());
@@ -158,6 +160,14 @@ public final class DataPlane {
   }
 
   /** Produce batches this broker forwarded to other leaders (plain mode), and their record bytes. */
+  /**
+   * Where InitProducerId takes producer ids from: the broker's issuer (wired by {@link BrokerGuardian}); a data plane
+   * started alone (tests, benchmarks) has none until its owner gives one.
+   */
+  public void useProducerIds(ProducerIdSource source) {
+    clientRequests.useProducerIds(source);
+  }
+
   public long forwardedBatches() {
     return forwarder.forwardedBatches();
   }

@@ -15,6 +15,7 @@ import io.felix.broker.control.ControlState.BrokerRecord;
 import io.felix.broker.control.ControlState.MoveRecord;
 import io.felix.broker.control.ControlState.StreamRecord;
 import io.felix.broker.control.ControlView;
+import io.felix.broker.control.ProducerIdBlock;
 import io.felix.broker.control.PlacementController;
 import io.felix.broker.shard.ReplicaDirectory;
 import io.felix.broker.shard.ReplicaRole;
@@ -27,8 +28,10 @@ import io.felix.protocol.control.AssignmentTableMsg;
 import io.felix.protocol.control.BrokerEndpointMsg;
 import io.felix.protocol.control.BrokerRecordMsg;
 import io.felix.protocol.control.ControlStateMsg;
+import io.felix.protocol.control.AllocateProducerIdsMsg;
 import io.felix.protocol.control.ControlViewMsg;
 import io.felix.protocol.control.ChangeStreamMsg;
+import io.felix.protocol.control.ProducerIdBlockMsg;
 import io.felix.protocol.control.CreateStreamMsg;
 import io.felix.protocol.control.DeleteStreamMsg;
 import io.felix.protocol.control.DescribeReplicaMsg;
@@ -187,7 +190,14 @@ final class ControlMessageMapping {
             m -> RejectedMsg.newBuilder().setRefusal(toWire(m.refusal(), RefusalMsg.class, "REFUSAL_")).setError(m.error()).build(),
             RejectedMsg.parser(), p -> new ControlReply.Rejected(fromWire(p.getRefusal(), ControlReply.Refusal.class, "REFUSAL_"), p.getError())),
         bind("V", ControlView.class, ControlMessageMapping::view, ControlViewMsg.parser(),
-            ControlMessageMapping::view));
+            ControlMessageMapping::view),
+        bind("AP", PlacementController.AllocateProducerIds.class,
+            m -> AllocateProducerIdsMsg.newBuilder().setBrokerId(m.brokerId()).setReplyTo(ref(m.replyTo())).build(),
+            AllocateProducerIdsMsg.parser(),
+            p -> new PlacementController.AllocateProducerIds(p.getBrokerId(), ref(p.getReplyTo()))),
+        bind("PB", ProducerIdBlock.class,
+            m -> ProducerIdBlockMsg.newBuilder().setFirstId(m.firstId()).setCount(m.count()).build(),
+            ProducerIdBlockMsg.parser(), p -> new ProducerIdBlock(p.getFirstId(), p.getCount())));
     // toMap refuses a second binding of a type or a manifest.
     this.byType = bindings.stream().collect(Collectors.toUnmodifiableMap(Binding::type, b -> b));
     this.byManifest = bindings.stream().collect(Collectors.toUnmodifiableMap(Binding::manifest, b -> b));
@@ -369,7 +379,7 @@ final class ControlMessageMapping {
   /** The state's maps travel as lists of their values: each key is a field of its value. */
   private static ControlStateMsg state(ControlState s) {
     ControlStateMsg.Builder b = ControlStateMsg.newBuilder().setPaused(s.paused()).setTableVersion(s.tableVersion())
-        .setNextMoveId(s.nextMoveId());
+        .setNextMoveId(s.nextMoveId()).setNextProducerId(s.nextProducerId());
     s.brokers().values().forEach(r -> b.addBrokers(BrokerRecordMsg.newBuilder().setId(r.id()).setZone(r.zone())
         .setMaxShards(r.maxShards()).setEndpoint(endpoint(r.endpoint())).setDraining(r.draining())));
     s.streams().values().forEach(r -> b.addStreams(StreamRecordMsg.newBuilder().setName(r.name())
@@ -400,7 +410,7 @@ final class ControlMessageMapping {
     });
     List<MoveRecord> recent = m.getRecentMovesList().stream().map(ControlMessageMapping::move).toList();
     return new ControlState(brokers, streams, shards, moves, recent, m.getPaused(), m.getTableVersion(),
-        m.getNextMoveId());
+        m.getNextMoveId(), m.getNextProducerId());
   }
 
   private static MoveRecordMsg move(MoveRecord r) {

@@ -6,6 +6,8 @@ import io.felix.protocol.Errors;
 import io.felix.broker.log.EpochEnd;
 import io.felix.broker.log.InvalidBatchException;
 import io.felix.broker.log.LogRead;
+import io.felix.broker.log.ProducerStamp;
+import io.felix.broker.log.ProducerStates;
 import io.felix.protocol.client.Error;
 import io.felix.protocol.client.ErrorCode;
 import io.felix.protocol.client.ProduceRequest;
@@ -33,6 +35,12 @@ import org.apache.pekko.actor.typed.javadsl.Receive;
  * once that majority holds a record of this epoch (Raft's rule). So a new leader whose log is not empty first
  * appends an epoch marker (one empty batch) to have a record of its epoch to commit; consumers never see it.
  *
+ * <p>Idempotent producers: a batch stamped with a producer id is checked against the log's {@link ProducerStates}
+ * first. A duplicate (a retry of a batch this log holds, perhaps appended by an earlier leader) is not appended
+ * again: it waits for the acks of the original and is answered with its original offset. A sequence gap or a stale
+ * producer epoch is refused, not appended. The state is the log's, kept by every replica's appends, so a new
+ * leader knows what its predecessors stored.
+ *
  * <p>Fencing: a fetch carrying a newer epoch, a FenceShard or a newer assignment stops appends at once; pending
  * producers then get TIMEOUT (outcome unknown). A fenced leader keeps serving fetches of its followers.
  */
@@ -52,6 +60,7 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
    */
   private boolean provisional;
   private final Set<Integer> agreeing = new HashSet<>();
+  private long nextProducerExpiryMillis;
 
   private ShardLeader(ReplicaContext ctx, ShardAssignment assignment) {
     super(ctx.actor);
@@ -127,10 +136,33 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
       p.reply().complete(ShardReplica.notLeader(ctx.id, -1, ctx.registry));
       return this;
     }
+    Duration timeout = r.getTimeoutMs() > 0 ? Duration.ofMillis(r.getTimeoutMs()) : ctx.settings.produceTimeout();
+    ProducerStamp producer;
+    try {
+      producer = IdempotentProduce.stampOf(r);
+    } catch (IllegalArgumentException e) {
+      p.reply().complete(Errors.response(0, Errors.notAppended(ErrorCode.INVALID_REQUEST, e.getMessage())));
+      return this;
+    }
+    if (producer.idempotent()) {
+      ProducerStates.Verdict verdict = ctx.log.producers().check(producer, p.summary().count());
+      if (verdict.outcome() == ProducerStates.Outcome.DUPLICATE) {
+        // Answered like the original: once the original batch meets this request's acks, with its offset.
+        pending.add(r.getAcks(), verdict.baseOffset(), verdict.baseOffset() + p.summary().count(), timeout,
+            p.reply());
+        advanceCommit();
+        return this;
+      }
+      if (verdict.outcome() != ProducerStates.Outcome.APPEND) {
+        p.reply().complete(Errors.response(0, Errors.notAppended(IdempotentProduce.errorCodeOf(verdict),
+            ctx.id + ": " + verdict.problem())));
+        return this;
+      }
+    }
     long base;
     try {
       base = ctx.log.appendAsLeader(epoch, p.summary().count(), p.summary().firstTimestamp(),
-          p.summary().maxTimestamp(), r.getRecords().asReadOnlyByteBuffer());
+          p.summary().maxTimestamp(), producer, r.getRecords().asReadOnlyByteBuffer());
     } catch (InvalidBatchException e) {
       p.reply().complete(Errors.response(0, Errors.notAppended(ErrorCode.INVALID_REQUEST, e.getMessage())));
       return this;
@@ -143,7 +175,6 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
     }
     long end = base + p.summary().count();
     ctx.metrics.recordAppended(ctx.id.stream(), p.summary().count(), r.getRecords().size());
-    Duration timeout = r.getTimeoutMs() > 0 ? Duration.ofMillis(r.getTimeoutMs()) : ctx.settings.produceTimeout();
     pending.add(r.getAcks(), base, end, timeout, p.reply());
     awaitStored(end);
     releaseHeldFetches();
@@ -239,7 +270,22 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
     }
     ctx.reads.onTick(now, ctx.commitOffset);
     ctx.enforceRetention(now);
+    expireIdleProducers();
     return this;
+  }
+
+  /** Forgets producers idle longer than producer-idle-expiry; looks once a minute, the table can be large. */
+  private void expireIdleProducers() {
+    long nowMillis = ctx.clock.currentTimeMillis();
+    if (nowMillis < nextProducerExpiryMillis) {
+      return;
+    }
+    nextProducerExpiryMillis = nowMillis + IdempotentProduce.EXPIRY_CHECK_INTERVAL.toMillis();
+    int expired = ctx.log.producers().expireIdle(nowMillis, ctx.settings.producerIdleExpiry().toMillis());
+    if (expired > 0) {
+      ctx.actor.getLog().info("replica {} forgot {} idempotent producer(s) idle for more than {}", ctx.id, expired,
+          ctx.settings.producerIdleExpiry());
+    }
   }
 
   private Behavior<ShardReplica.Command> onAssign(ShardReplica.Assign a) {

@@ -15,7 +15,8 @@ public record ReplicationSettings(
     Duration reconnectMinBackoff,
     Duration reconnectMaxBackoff,
     int sendQueueFrames,
-    int maxFrameSize) {
+    int maxFrameSize,
+    Duration producerIdleExpiry) {
 
   public ReplicationSettings {
     positive("fetch-max-bytes", fetchMaxBytes);
@@ -38,6 +39,7 @@ public record ReplicationSettings(
       throw new IllegalArgumentException("felix.replication.max-frame-size (" + maxFrameSize
           + ") must exceed felix.replication.fetch-max-bytes (" + fetchMaxBytes + ") by at least 4 KiB");
     }
+    positive("producer-idle-expiry", producerIdleExpiry);
   }
 
   public static ReplicationSettings from(Config root) {
@@ -53,7 +55,8 @@ public record ReplicationSettings(
           c.getDuration("reconnect-min-backoff"),
           c.getDuration("reconnect-max-backoff"),
           c.getInt("send-queue-frames"),
-          intBytes(c, "max-frame-size"));
+          intBytes(c, "max-frame-size"),
+          c.getDuration("producer-idle-expiry"));
     } catch (ConfigException e) {
       throw new IllegalArgumentException("bad felix.replication setting: " + e.getMessage(), e);
     }

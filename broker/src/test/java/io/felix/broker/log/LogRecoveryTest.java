@@ -88,7 +88,7 @@ class LogRecoveryTest {
     try (ShardLog log = ShardLog.open(dir, oneBigSegment(), flusher)) {
       assertEquals(27, log.logEndOffset());
       assertEquals(9L * BATCH, Files.size(firstSegment()));
-      assertTrue(warnings().contains("dropped 98 bytes from offset 27 (segment 00000000000000000000.log, byte 1332)"
+      assertTrue(warnings().contains("dropped 114 bytes from offset 27 (segment 00000000000000000000.log, byte 1476)"
           + ": incomplete batch"), warnings());
       assertEquals(27, log.appendAsLeader(1, 3, 0, 0, payload(50)));
       assertArrayEquals(bytes(payload(50)), bytes(log.read(27, 1000).decoder().next().payload()));
@@ -139,7 +139,7 @@ class LogRecoveryTest {
     try (ShardLog log = ShardLog.open(dir, oneBigSegment(), flusher)) {
       assertEquals(27, log.logEndOffset());
       assertEquals(9L * BATCH, Files.size(firstSegment()));
-      assertTrue(warnings().contains("dropped 148 bytes from offset 27 (segment 00000000000000000000.log, byte 1332)"
+      assertTrue(warnings().contains("dropped 164 bytes from offset 27 (segment 00000000000000000000.log, byte 1476)"
           + ": bad header or CRC"), warnings());
     }
   }
@@ -181,7 +181,7 @@ class LogRecoveryTest {
     flipByte(firstSegment(), 7L * BATCH + 20);
     try (ShardLog log = ShardLog.open(dir, oneBigSegment(), flusher)) {
       assertEquals(21, log.logEndOffset());
-      assertTrue(warnings().contains("dropped 444 bytes from offset 21"), warnings());
+      assertTrue(warnings().contains("dropped 492 bytes from offset 21"), warnings());
     }
   }
 
@@ -196,7 +196,7 @@ class LogRecoveryTest {
     flipByte(dir.resolve("00000000000000000018.log"), 2L * BATCH + 60);
 
     CorruptLogException e = assertThrows(CorruptLogException.class, () -> ShardLog.open(dir, smallSegments(), flusher));
-    assertEquals("log " + dir + ": segment 00000000000000000018.log is damaged at byte 296 (offset 24): bad header "
+    assertEquals("log " + dir + ": segment 00000000000000000018.log is damaged at byte 328 (offset 24): bad header "
         + "or CRC; records up to the recovery point 54 were durable, so this is corruption", e.getMessage());
     assertEquals(6L * BATCH, Files.size(dir.resolve("00000000000000000018.log"))); // nothing was cut
     assertEquals(2L * BATCH, Files.size(dir.resolve("00000000000000000054.log")));
@@ -212,7 +212,7 @@ class LogRecoveryTest {
     flipByte(firstSegment(), 9L * BATCH + 100);
 
     CorruptLogException e = assertThrows(CorruptLogException.class, () -> ShardLog.open(dir, oneBigSegment(), flusher));
-    assertTrue(e.getMessage().contains("damaged at byte 1332 (offset 27)"), e.getMessage());
+    assertTrue(e.getMessage().contains("damaged at byte 1476 (offset 27)"), e.getMessage());
     assertEquals(10L * BATCH, Files.size(firstSegment()));
   }
 

@@ -37,10 +37,10 @@ class LogSettingsTest {
     assertEquals("felix.log.flush must be always or interval, got 'sometimes'",
         assertThrows(IllegalArgumentException.class,
             () -> LogSettings.fromConfig(withOverride("felix.log.flush = sometimes"))).getMessage());
-    assertEquals("felix.log.segment-bytes must be between 49 and 2147483647 bytes, got 10",
+    assertEquals("felix.log.segment-bytes must be between 65 and 2147483647 bytes, got 10",
         assertThrows(IllegalArgumentException.class,
             () -> LogSettings.fromConfig(withOverride("felix.log.segment-bytes = 10"))).getMessage());
-    assertEquals("felix.log.segment-bytes must be between 49 and 2147483647 bytes, got 4294967296",
+    assertEquals("felix.log.segment-bytes must be between 65 and 2147483647 bytes, got 4294967296",
         assertThrows(IllegalArgumentException.class,
             () -> LogSettings.fromConfig(withOverride("felix.log.segment-bytes = 4 GiB"))).getMessage());
     assertEquals("felix.log.flush-interval must be a positive duration, got PT0S",

@@ -4,15 +4,15 @@ import java.nio.ByteBuffer;
 
 /** Payloads and settings shared by the log tests. */
 final class LogTestSupport {
-  /** 100-byte payloads make 148-byte batches. */
+  /** 100-byte payloads make 164-byte batches. */
   static final int PAYLOAD = 100;
   static final int BATCH = LogBatch.HEADER_BYTES + PAYLOAD;
 
   private LogTestSupport() {}
 
-  /** Six 148-byte batches per segment (a seventh would pass 1000 bytes); an index entry every 300 bytes. */
+  /** Six 164-byte batches per segment (a seventh would pass 1000 bytes); an index entry every 400 bytes. */
   static LogSettings smallSegments() {
-    return LogSettings.defaults().withSegmentBytes(1000).withIndexIntervalBytes(300);
+    return LogSettings.defaults().withSegmentBytes(1000).withIndexIntervalBytes(400);
   }
 
   static LogSettings oneBigSegment() {

@@ -53,7 +53,7 @@ class SealedSegmentTest {
   @Test
   void rollingWritesTheSealedSegmentsIndexFile() throws Exception {
     crashAfterTwentyBatches();
-    // An entry every 300 bytes of 148-byte batches: batches 0 and 3 of each segment.
+    // An entry every 400 bytes of 164-byte batches: batches 0 and 3 of each segment.
     ByteBuffer expected = ByteBuffer.allocate(24).putLong(18).putInt(0).putLong(27).putInt(3 * BATCH).flip();
     assertArrayEquals(bytes(expected), Files.readAllBytes(dir.resolve("00000000000000000018.index")));
     assertTrue(Files.exists(dir.resolve("00000000000000000000.index")));

@@ -69,7 +69,7 @@ class ShardLogTest {
 
     assertEquals(60, log.logEndOffset());
     assertEquals(0, log.logStartOffset());
-    // 6 batches of 148 bytes fit in 1000; 20 batches make segments at 0, 18, 36, 54.
+    // 6 batches of 164 bytes fit in 1000; 20 batches make segments at 0, 18, 36, 54.
     assertEquals(List.of("00000000000000000000.log", "00000000000000000018.log", "00000000000000000036.log",
         "00000000000000000054.log"), files(log.directory()));
     assertEquals(6L * BATCH, Files.size(log.directory().resolve("00000000000000000000.log")));
@@ -147,7 +147,7 @@ class ShardLogTest {
 
     InvalidBatchException tooLarge = assertThrows(InvalidBatchException.class,
         () -> log.appendAsLeader(4, 1, 0, 0, payload(9, 1000)));
-    assertEquals("a batch of 1048 bytes is larger than felix.log.segment-bytes (1000)", tooLarge.getMessage());
+    assertEquals("a batch of 1064 bytes is larger than felix.log.segment-bytes (1000)", tooLarge.getMessage());
     InvalidBatchException empty = assertThrows(InvalidBatchException.class,
         () -> log.appendAsLeader(4, 0, 0, 0, payload(9)));
     assertEquals("a batch needs at least one record, got 0", empty.getMessage());
@@ -271,7 +271,7 @@ class ShardLogTest {
     flipped.put(70, (byte) (flipped.get(70) ^ 1));
     ByteBuffer both = ByteBuffer.allocate(good.remaining() + flipped.remaining()).put(good).put(flipped).flip();
     InvalidBatchException corrupt = assertThrows(InvalidBatchException.class, () -> follower.appendReplicated(both));
-    assertEquals("batch at byte 148 of a 296-byte range is corrupt (bad header or CRC)", corrupt.getMessage());
+    assertEquals("batch at byte 164 of a 328-byte range is corrupt (bad header or CRC)", corrupt.getMessage());
 
     assertEquals(3, follower.logEndOffset()); // the good first batch was not written either
     assertEquals(BATCH, Files.size(follower.directory().resolve("00000000000000000000.log")));

@@ -20,6 +20,7 @@ import io.felix.broker.control.ControlState;
 import io.felix.broker.control.ControlView;
 import io.felix.broker.control.JournalRecord;
 import io.felix.broker.control.PlacementController;
+import io.felix.broker.control.ProducerIdBlock;
 import io.felix.broker.control.PlacementEvent;
 import io.felix.broker.control.PlacementEvent.BrokerDraining;
 import io.felix.broker.control.PlacementEvent.BrokerUndrained;
@@ -106,7 +107,9 @@ class ControlMessageSerializerTest {
       new StreamCreated("kept", 2, 1, java.util.UUID.fromString("5f1e4a8b-2c3d-4e5f-8a9b-0c1d2e3f4a5b"),
           new StreamConfig(3_600_000L, null, 1_048_576L)),
       new PlacementEvent.StreamConfigChanged("kept", new StreamConfig(3_600_000L, 10_000L, 1_048_576L)),
-      new PlacementEvent.StreamShardsAdded("kept", 3));
+      new PlacementEvent.StreamShardsAdded("kept", 3),
+      new PlacementEvent.ProducerIdsAllocated(2, 0, 1000),
+      new PlacementEvent.ProducerIdsAllocated(1, 1000, 1000));
 
   @AfterAll
   static void stop() {
@@ -119,7 +122,9 @@ class ControlMessageSerializerTest {
     ActorRef<ControlReply> replyTo = kit.<ControlReply>createTestProbe().ref();
     ActorRef<ControlView> viewTo = kit.<ControlView>createTestProbe().ref();
     ActorRef<AssignmentTable> tableTo = kit.<AssignmentTable>createTestProbe().ref();
+    ActorRef<ProducerIdBlock> blockTo = kit.<ProducerIdBlock>createTestProbe().ref();
     ControlState state = state();
+    assertEquals(2000, state.nextProducerId(), "the producer id high-water mark rides the state");
     AssignmentTable table = state.table();
     assertEquals(List.of(2), table.shards().get(CLICKS_7).learners(), "a staged move's learner rides the table");
 
@@ -148,6 +153,8 @@ class ControlMessageSerializerTest {
         new PlacementController.ResumePlacement(replyTo),
         new PlacementController.StartMove("orders", 0, 2, replyTo),
         new PlacementController.GetView(viewTo),
+        new PlacementController.AllocateProducerIds(2, blockTo),
+        new ProducerIdBlock(1000, 1000),
         new PlacementController.LeaderNotServing(ORDERS_0, 1, 4, NotServingReason.EPOCH_HELD_BEFORE_RESTART),
         new ControlReply.Done("stream 'orders' created with 12 shards"),
         new ControlReply.Rejected(ControlReply.Refusal.INVALID, "shards: must be 1..10000, got 0"),

@@ -1,0 +1,168 @@
+package io.felix.broker.log;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.LongSupplier;
+
+/**
+ * What one shard replica knows of its idempotent producers (KIP-98): per producer id, its epoch, the sequence
+ * numbers and offsets of its last {@value #BATCHES_KEPT} batches in this log, and when its last batch came.
+ * Kept up to date by {@link ShardLog} for every batch it stores (as leader or follower, and while it opens), so a
+ * replica that becomes leader already knows every producer its log holds; {@link ProducerSnapshot} saves it at each
+ * segment roll, so an open reads only the log after the snapshot.
+ *
+ * <p>The leader asks {@link #check} before appending a producer's batch: one it holds among the last batches is a
+ * duplicate (answered with its original offsets), one that does not continue the last sequence is out of order.
+ * Owned by the log's owner thread; not thread-safe.
+ */
+public final class ProducerStates {
+  /** As Kafka: a producer has at most five batches in flight per shard, so five cover every retry it can send. */
+  public static final int BATCHES_KEPT = 5;
+
+  /** One stored batch of a producer: its sequence range and where it lies in the log. */
+  record StoredBatch(int firstSequence, int lastSequence, long baseOffset, int recordCount) {}
+
+  /** One producer's state in this shard. */
+  static final class Entry {
+    final long producerId;
+    int epoch;
+    long lastTimestamp;
+    final ArrayDeque<StoredBatch> batches = new ArrayDeque<>(BATCHES_KEPT);
+
+    Entry(long producerId, int epoch, long lastTimestamp) {
+      this.producerId = producerId;
+      this.epoch = epoch;
+      this.lastTimestamp = lastTimestamp;
+    }
+
+    int lastSequence() {
+      return batches.isEmpty() ? -1 : batches.peekLast().lastSequence();
+    }
+  }
+
+  public enum Outcome {
+    /** New to this shard's log: append it. */
+    APPEND,
+    /** Already stored: answer with {@link Verdict#baseOffset()} once that batch is acknowledged. */
+    DUPLICATE,
+    /** Its first sequence does not follow the producer's last stored batch (a gap, or older than remembered). */
+    OUT_OF_ORDER,
+    /** Its producer epoch is older than the one stored for the producer. */
+    STALE_EPOCH
+  }
+
+  /** @param baseOffset for a duplicate, its original base offset; else -1 */
+  public record Verdict(Outcome outcome, long baseOffset, String problem) {
+    static final Verdict APPEND = new Verdict(Outcome.APPEND, -1, "");
+  }
+
+  private final Map<Long, Entry> producers = new HashMap<>();
+  private final LongSupplier clock;
+
+  /**
+   * @param clock wall-clock milliseconds: a producer's last activity is when this replica learnt of its last
+   *     batch (appended, replicated or read on open), not the batch's timestamp, which is the producer's to set
+   *     (records without one, or from a skewed clock, must not make a producer expire at once)
+   */
+  public ProducerStates(LongSupplier clock) {
+    this.clock = clock;
+  }
+
+  /** Whether the batch {@code producer} wants to append with {@code recordCount} records is new, a duplicate or bad. */
+  public Verdict check(ProducerStamp producer, int recordCount) {
+    Entry e = producers.get(producer.producerId());
+    if (e == null) {
+      // Unknown here (a new producer, or one whose state expired): any sequence starts it, as after KIP-360.
+      return Verdict.APPEND;
+    }
+    if (producer.producerEpoch() < e.epoch) {
+      return new Verdict(Outcome.STALE_EPOCH, -1, "producer " + producer.producerId() + " sent epoch "
+          + producer.producerEpoch() + " but this shard has stored epoch " + e.epoch);
+    }
+    if (producer.producerEpoch() > e.epoch) {
+      return producer.baseSequence() == 0 ? Verdict.APPEND : new Verdict(Outcome.OUT_OF_ORDER, -1, "producer "
+          + producer.producerId() + " starts epoch " + producer.producerEpoch() + " at sequence "
+          + producer.baseSequence() + "; a new epoch starts at 0");
+    }
+    int last = producer.lastSequence(recordCount);
+    for (StoredBatch b : e.batches) {
+      if (b.firstSequence() == producer.baseSequence() && b.lastSequence() == last) {
+        return new Verdict(Outcome.DUPLICATE, b.baseOffset(), "");
+      }
+    }
+    int expected = ProducerSequences.add(e.lastSequence(), 1);
+    if (producer.baseSequence() == expected) {
+      return Verdict.APPEND;
+    }
+    return new Verdict(Outcome.OUT_OF_ORDER, -1, "producer " + producer.producerId() + " (epoch " + e.epoch
+        + ") sent sequence " + producer.baseSequence() + "; this shard expects " + expected
+        + (isOlder(producer.baseSequence(), e) ? " (the batch is older than the last " + BATCHES_KEPT
+        + " batches it remembers)" : " (a gap: earlier batches have not arrived)"));
+  }
+
+  private static boolean isOlder(int sequence, Entry e) {
+    StoredBatch oldest = e.batches.peekFirst();
+    return oldest != null && sequence < oldest.firstSequence() && oldest.firstSequence() - sequence < (1 << 30);
+  }
+
+  /** Records a batch stored in the log (any producer batch: the leader's, a replicated one, one read on open). */
+  void onBatch(LogBatch batch) {
+    if (batch.producer().idempotent()) {
+      onBatch(batch.producer(), batch.baseOffset(), batch.recordCount());
+    }
+  }
+
+  void onBatch(ProducerStamp producer, long baseOffset, int recordCount) {
+    long timestamp = clock.getAsLong();
+    Entry e = producers.computeIfAbsent(producer.producerId(),
+        id -> new Entry(id, producer.producerEpoch(), timestamp));
+    if (producer.producerEpoch() != e.epoch) {
+      e.epoch = producer.producerEpoch();
+      e.batches.clear();
+    }
+    e.lastTimestamp = Math.max(e.lastTimestamp, timestamp);
+    if (e.batches.size() == BATCHES_KEPT) {
+      e.batches.pollFirst();
+    }
+    e.batches.addLast(new StoredBatch(producer.baseSequence(), producer.lastSequence(recordCount), baseOffset,
+        recordCount));
+  }
+
+  /**
+   * Forgets producers whose last batch came more than {@code idleMillis} before {@code nowMillis}: a producer idle that
+   * long starts afresh (its next batch is accepted whatever its sequence), and the table does not grow forever.
+   *
+   * @return the number of producers forgotten
+   */
+  public int expireIdle(long nowMillis, long idleMillis) {
+    int before = producers.size();
+    producers.values().removeIf(e -> nowMillis - e.lastTimestamp > idleMillis);
+    return before - producers.size();
+  }
+
+  public int size() {
+    return producers.size();
+  }
+
+  void clear() {
+    producers.clear();
+  }
+
+  Collection<Entry> entries() {
+    return producers.values();
+  }
+
+  void put(Entry e) {
+    producers.put(e.producerId, e);
+  }
+
+  /** The last batches stored for one producer, oldest first (for tests and diagnostics). */
+  List<StoredBatch> batchesOf(long producerId) {
+    Entry e = producers.get(producerId);
+    return e == null ? List.of() : new ArrayList<>(e.batches);
+  }
+}

@@ -1,0 +1,169 @@
+package io.felix.broker;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.protobuf.ByteString;
+import io.felix.broker.assignment.AssignmentTable;
+import io.felix.broker.assignment.ShardAssignment;
+import io.felix.broker.assignment.ShardId;
+import io.felix.client.ClientMode;
+import io.felix.client.ClientSettings;
+import io.felix.client.FelixClient;
+import io.felix.client.FetchResult;
+import io.felix.client.FetchedRecord;
+import io.felix.client.RecordMetadata;
+import io.felix.protocol.RecordLists;
+import io.felix.protocol.client.ErrorCode;
+import io.felix.protocol.client.ProduceRequest;
+import io.felix.protocol.client.Record;
+import io.felix.protocol.client.Request;
+import io.felix.protocol.client.Response;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The idempotent producer end to end on real brokers: a batch the old leader stored and acknowledged, sent again
+ * to the new leader after a leader change, is answered with its original offset and stored once; a plain-mode
+ * batch whose forwarding connection is cut after the leader's append is retried by the client and stored once.
+ */
+@Tag("cluster")
+@Timeout(value = 2, unit = TimeUnit.MINUTES)
+class IdempotentProduceClusterTest {
+  private static final long PRODUCER = 4242;
+
+  @TempDir
+  Path dir;
+
+  @Test
+  void aBatchResentToTheNewLeaderAfterALeaderChangeIsAnsweredWithItsOriginalOffset() throws Exception {
+    ShardId shard = new ShardId("idem", 0);
+    try (TestBrokers brokers = new TestBrokers(dir, 3, "")) {
+      brokers.apply(table(brokers, shard, List.of(0, 1, 2), 0, 1));
+      Request.Builder first = produce(shard, "a", 3, 0);
+      Request.Builder second = produce(shard, "b", 2, 3);
+      long firstOffset = acknowledgedOffset(brokers, 0, first);
+      long secondOffset = acknowledgedOffset(brokers, 0, second);
+      assertEquals(firstOffset + 3, secondOffset);
+
+      // A failover as the control plane drives it: a majority fenced at epoch 2, broker 1 promoted.
+      brokers.fence(1, shard, 2);
+      brokers.fence(2, shard, 2);
+      brokers.apply(table(brokers, shard, List.of(0, 1, 2), 1, 2));
+
+      assertEquals(secondOffset, acknowledgedOffset(brokers, 1, second), "the retry of the last batch");
+      assertEquals(firstOffset, acknowledgedOffset(brokers, 1, first), "an older batch within the last five");
+      long thirdOffset = acknowledgedOffset(brokers, 1, produce(shard, "c", 1, 5));
+      assertEquals(secondOffset + 2 + 1, thirdOffset, "appended after the new leader's epoch marker");
+
+      try (RawClient raw = new RawClient(brokers.endpoint(1).host(), brokers.endpoint(1).clientPort())) {
+        Response gap = raw.call(produce(shard, "gap", 1, 9));
+        assertEquals(ErrorCode.OUT_OF_ORDER_SEQUENCE, gap.getError().getCode());
+        assertTrue(gap.getError().getNotAppended());
+        assertEquals("OUT_OF_ORDER_SEQUENCE", gap.getError().getCode().name());
+        assertTrue(gap.getError().getMessage().contains("sent sequence 9; this shard expects 6"),
+            gap.getError().getMessage());
+      }
+      assertEquals(List.of("a-0", "a-1", "a-2", "b-0", "b-1", "c-0"), readAll(brokers.clientAddress(1), shard));
+      assertEquals(thirdOffset + 1, brokers.describe(1, shard).logEndOffset(), "nothing stored twice");
+    }
+  }
+
+  @Test
+  void aForwardedBatchRetriedAfterTheForwardingConnectionWasCutIsStoredOnce() throws Exception {
+    ShardId shard = new ShardId("forwarded", 0);
+    try (TestBrokers brokers = new TestBrokers(dir, 3, "")) {
+      // Broker 0 holds no replica: it forwards.
+      brokers.apply(table(brokers, shard, List.of(1, 2), 1, 1));
+      ClientSettings settings = ClientSettings.builder(brokers.clientAddress(0)).mode(ClientMode.PLAIN)
+          .linger(Duration.ZERO).ackTimeout(Duration.ofSeconds(1)).requestTimeout(Duration.ofSeconds(5))
+          .retryBackoff(Duration.ofMillis(100)).retryBackoffMax(Duration.ofMillis(500)).build();
+      try (FelixClient client = new FelixClient(settings)) {
+        assertEquals(0, client.produce(shard.stream(), 0, null, utf8("before"), List.of()).get(60, TimeUnit.SECONDS)
+            .offset());
+
+        // The follower stops: the leader appends the next batch but cannot commit it, so it answers late and
+        // ambiguously; meanwhile the forwarding broker's connection to the leader is cut.
+        brokers.stop(2);
+        CompletableFuture<RecordMetadata> once = client.produce(shard.stream(), 0, null, utf8("once"), List.of());
+        TestBrokers.await("the leader appended the batch", Duration.ofSeconds(20),
+            () -> brokers.describe(1, shard).logEndOffset() == 2);
+        brokers.plane(0).abortReplicationConnections("the test cuts the forwarding connection after the append");
+        Thread.sleep(2_500); // the client's first attempt fails ambiguously and it retries while the follower is down
+        assertTrue(client.retries() >= 1, "the client retried the ambiguous failure");
+
+        brokers.start(2);
+        brokers.apply(table(brokers, shard, List.of(1, 2), 1, 1)); // broker 2's new addresses
+        assertEquals(1, once.get(60, TimeUnit.SECONDS).offset(), "the original offset");
+      }
+      assertEquals(List.of("before", "once"), readAll(brokers.clientAddress(1), shard));
+      assertEquals(2, brokers.describe(1, shard).logEndOffset(), "no second copy in the leader's log");
+    }
+  }
+
+  private static AssignmentTable table(TestBrokers brokers, ShardId shard, List<Integer> replicas, int leader,
+      long epoch) {
+    return brokers.table(Map.of(shard.stream(), 1), List.of(new ShardAssignment(shard, replicas, List.of(), leader,
+        epoch)));
+  }
+
+  /** A batch of {@code count} records {@code prefix-i} of PRODUCER at epoch 0 starting at {@code baseSequence}. */
+  private static Request.Builder produce(ShardId shard, String prefix, int count, int baseSequence) {
+    List<Record> records = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      records.add(Record.newBuilder().setValue(ByteString.copyFromUtf8(prefix + "-" + i)).build());
+    }
+    return Request.newBuilder().setProduce(ProduceRequest.newBuilder().setStream(shard.stream())
+        .setShard(shard.shard()).setRecords(RecordLists.encode(records)).setTimeoutMs(5000)
+        .setHasProducer(true).setProducerId(PRODUCER).setProducerEpoch(0).setBaseSequence(baseSequence));
+  }
+
+  /**
+   * Sends the batch to {@code broker} until it is acknowledged, as a client does (a new leader refuses appends with
+   * NOT_LEADER until its followers agree): safe, since the batch is idempotent. Returns its base offset.
+   */
+  private static long acknowledgedOffset(TestBrokers brokers, int broker, Request.Builder request) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    try (RawClient raw = new RawClient(brokers.endpoint(broker).host(), brokers.endpoint(broker).clientPort())) {
+      while (true) {
+        Response r = raw.call(request.clone());
+        if (!r.hasError() || r.getError().getCode() == ErrorCode.NONE) {
+          return r.getProduce().getBaseOffset();
+        }
+        assertTrue(System.nanoTime() < deadline, "not acknowledged in time: " + r.getError());
+        Thread.sleep(100);
+      }
+    }
+  }
+
+  private static List<String> readAll(String bootstrap, ShardId shard) throws Exception {
+    List<String> out = new ArrayList<>();
+    try (FelixClient client = new FelixClient(ClientSettings.builder(bootstrap).build())) {
+      long offset = 0;
+      while (true) {
+        FetchResult r = client.fetch(shard.stream(), shard.shard(), offset, 1 << 20, 200).get(30, TimeUnit.SECONDS);
+        if (r.records().isEmpty()) {
+          return out;
+        }
+        for (FetchedRecord record : r.records()) {
+          out.add(new String(record.value(), StandardCharsets.UTF_8));
+        }
+        offset = r.nextOffset();
+      }
+    }
+  }
+
+  private static byte[] utf8(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+}

@@ -599,6 +599,9 @@ public final class ShardLog implements AutoCloseable {
         epochs.clear();
         epochs.persist();
         writeRecoveryPoint(offset);
+        // The dropped batches' producers are the leader's business now: what it sends from here rebuilds them.
+        producers.clear();
+        ProducerSnapshot.deleteAbove(dir, -1);
       }
     } catch (IOException e) {
       fail(e);

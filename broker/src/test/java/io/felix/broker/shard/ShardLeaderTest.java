@@ -149,7 +149,7 @@ class ShardLeaderTest extends ReplicaActorTest {
 
   @Test
   void aFetchBelowTheLogStartIsToldTheStartAndAnEmptyLogThereIsServedWithoutADivergenceCheck() {
-    replica.log.rollAt(100); // two 50-byte batches per segment
+    replica.log.rollAt(140); // two 66-byte batches per segment
     append(replica.log, 1, 6); // [0, 18) in segments at 0, 6, 12
     assertEquals(12, replica.log.deleteSegmentsPastRetention(-1, 0, 0, 18));
     replica.startLeader(leading(2)); // its epoch marker goes to 18

@@ -6,6 +6,7 @@ import io.felix.broker.config.BrokerSettings;
 import io.felix.broker.control.AssignmentHolder;
 import io.felix.broker.control.ControlSettings;
 import io.felix.broker.control.DirectoryProbe;
+import io.felix.broker.control.PeerSuspicionReporter;
 import io.felix.broker.control.PlacementController;
 import io.felix.broker.http.AdminRoutes;
 import io.felix.broker.http.AdminServer;
@@ -66,6 +67,8 @@ final class BrokerGuardian {
     dataPlane.registry().reportNotServingTo((shard, brokerId, epoch, reason) ->
         singleton.tell(new PlacementController.LeaderNotServing(shard, brokerId, epoch, reason)),
         control.placementInterval());
+    context.spawn(PeerSuspicionReporter.create(broker.id(), dataPlane::suspectedPeers, singleton, control),
+        "peer-suspicion-reporter");
     BrokerMetrics metrics = BrokerMetrics.of(context.getSystem());
     Consumer<AssignmentTable> applyToReplicas = table -> {
       directory.tell(new ReplicaDirectory.ApplyAssignments(table));

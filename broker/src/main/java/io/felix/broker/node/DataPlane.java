@@ -167,6 +167,11 @@ public final class DataPlane {
     return transport.bytesSent();
   }
 
+  /** The peers this broker's replication connections suspect lost, in id order (see PeerSuspicion). */
+  public java.util.SortedSet<Integer> suspectedPeers() {
+    return transport.suspectedPeers();
+  }
+
   /** Aborts this broker's replication connections as a network failure would (they reconnect). For tests. */
   public void abortReplicationConnections(String reason) {
     transport.abortConnections(reason);

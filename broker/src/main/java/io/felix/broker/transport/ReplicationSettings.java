@@ -15,7 +15,9 @@ public record ReplicationSettings(
     Duration reconnectMinBackoff,
     Duration reconnectMaxBackoff,
     int sendQueueFrames,
-    int maxFrameSize) {
+    int maxFrameSize,
+    Duration peerCloseGrace,
+    Duration peerSilenceTimeout) {
 
   public ReplicationSettings {
     positive("fetch-max-bytes", fetchMaxBytes);
@@ -34,6 +36,12 @@ public record ReplicationSettings(
           "felix.replication.reconnect-max-backoff must be >= felix.replication.reconnect-min-backoff");
     }
     positive("send-queue-frames", sendQueueFrames);
+    positive("peer-close-grace", peerCloseGrace);
+    if (peerSilenceTimeout.compareTo(fetchMaxWait) <= 0) {
+      throw new IllegalArgumentException("felix.replication.peer-silence-timeout (" + peerSilenceTimeout
+          + ") must be longer than felix.replication.fetch-max-wait (" + fetchMaxWait + "): a live leader may hold a"
+          + " fetch that long");
+    }
     if (maxFrameSize < fetchMaxBytes + 4096) {
       throw new IllegalArgumentException("felix.replication.max-frame-size (" + maxFrameSize
           + ") must exceed felix.replication.fetch-max-bytes (" + fetchMaxBytes + ") by at least 4 KiB");
@@ -53,7 +61,9 @@ public record ReplicationSettings(
           c.getDuration("reconnect-min-backoff"),
           c.getDuration("reconnect-max-backoff"),
           c.getInt("send-queue-frames"),
-          intBytes(c, "max-frame-size"));
+          intBytes(c, "max-frame-size"),
+          c.getDuration("peer-close-grace"),
+          c.getDuration("peer-silence-timeout"));
     } catch (ConfigException e) {
       throw new IllegalArgumentException("bad felix.replication setting: " + e.getMessage(), e);
     }

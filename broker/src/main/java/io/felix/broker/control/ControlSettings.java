@@ -14,7 +14,7 @@ public record ControlSettings(
     int maxConcurrentMoves, int maxMovesPerBroker, Duration replicaTimeout, Duration registerInterval,
     Duration progressInterval, Duration probeInterval, int snapshotEvery, int recentMoves, Strategy strategy,
     Duration journalRestartMinBackoff, Duration journalRestartMaxBackoff,
-    Duration suspicionCheckInterval, Duration suspicionRepeatInterval) {
+    Duration suspicionCheckInterval, Duration suspicionRepeatInterval, boolean downClosedPeers) {
 
   public ControlSettings {
     ConfigChecks.positive("felix.control.placement-interval", placementInterval);
@@ -65,6 +65,7 @@ public record ControlSettings(
         c.getDuration("replica-timeout"), c.getDuration("register-interval"), c.getDuration("progress-interval"),
         c.getDuration("probe-interval"), c.getInt("snapshot-every"), c.getInt("recent-moves"), strategy,
         c.getDuration("journal-restart-min-backoff"), c.getDuration("journal-restart-max-backoff"),
-        c.getDuration("suspicion-check-interval"), c.getDuration("suspicion-repeat-interval"));
+        c.getDuration("suspicion-check-interval"), c.getDuration("suspicion-repeat-interval"),
+        c.getBoolean("down-closed-peers"));
   }
 }

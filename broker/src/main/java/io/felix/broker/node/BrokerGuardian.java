@@ -6,6 +6,7 @@ import io.felix.broker.config.BrokerSettings;
 import io.felix.broker.control.AssignmentHolder;
 import io.felix.broker.control.ControlSettings;
 import io.felix.broker.control.DirectoryProbe;
+import io.felix.broker.control.ClosedPeerDowner;
 import io.felix.broker.control.PeerSuspicionReporter;
 import io.felix.broker.control.PlacementController;
 import io.felix.broker.http.AdminRoutes;
@@ -69,6 +70,10 @@ final class BrokerGuardian {
         control.placementInterval());
     context.spawn(PeerSuspicionReporter.create(broker.id(), dataPlane::suspectedPeers, singleton, control),
         "peer-suspicion-reporter");
+    if (control.downClosedPeers()) {
+      context.spawn(ClosedPeerDowner.create(broker.id(), dataPlane::closedPeers, control.suspicionCheckInterval()),
+          "closed-peer-downer");
+    }
     BrokerMetrics metrics = BrokerMetrics.of(context.getSystem());
     Consumer<AssignmentTable> applyToReplicas = table -> {
       directory.tell(new ReplicaDirectory.ApplyAssignments(table));

@@ -172,6 +172,11 @@ public final class DataPlane {
     return transport.suspectedPeers();
   }
 
+  /** The suspected peers whose replication connection closed and stays refused (see PeerSuspicion). */
+  public java.util.SortedSet<Integer> closedPeers() {
+    return transport.closedPeers();
+  }
+
   /** Aborts this broker's replication connections as a network failure would (they reconnect). For tests. */
   public void abortReplicationConnections(String reason) {
     transport.abortConnections(reason);

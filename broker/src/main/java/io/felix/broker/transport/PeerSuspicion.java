@@ -73,13 +73,30 @@ public final class PeerSuspicion {
     long now = millis.getAsLong();
     SortedSet<Integer> suspected = new TreeSet<>();
     peers.forEach((id, p) -> {
-      boolean closed = p.endedAt >= 0 && now - p.endedAt >= closeGrace.toMillis();
-      boolean silent = p.awaitingSince >= 0 && now - p.awaitingSince >= silenceTimeout.toMillis();
-      if (closed || silent) {
+      if (closed(p, now) || p.awaitingSince >= 0 && now - p.awaitingSince >= silenceTimeout.toMillis()) {
         suspected.add(id);
       }
     });
     return suspected;
+  }
+
+  /**
+   * The peers suspected because their connection ended and stays unanswered (not merely silent), in id order: the
+   * stronger evidence, that no process listens at the peer's address any more.
+   */
+  public synchronized SortedSet<Integer> closed() {
+    long now = millis.getAsLong();
+    SortedSet<Integer> closed = new TreeSet<>();
+    peers.forEach((id, p) -> {
+      if (closed(p, now)) {
+        closed.add(id);
+      }
+    });
+    return closed;
+  }
+
+  private boolean closed(Peer p, long now) {
+    return p.endedAt >= 0 && now - p.endedAt >= closeGrace.toMillis();
   }
 
   private Peer peer(int id) {

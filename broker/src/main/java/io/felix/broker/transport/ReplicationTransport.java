@@ -37,6 +37,11 @@ public interface ReplicationTransport extends AutoCloseable {
     return java.util.Collections.emptySortedSet();
   }
 
+  /** Among {@link #suspectedPeers}, those whose connection closed and stays refused (not merely silent). */
+  default java.util.SortedSet<Integer> closedPeers() {
+    return java.util.Collections.emptySortedSet();
+  }
+
   /** Frames and bytes sent since start, for metrics and benchmarks. */
   long framesSent();
 

@@ -131,6 +131,11 @@ public final class TcpReplicationTransport implements ReplicationTransport {
   }
 
   @Override
+  public java.util.SortedSet<Integer> closedPeers() {
+    return suspicion.closed();
+  }
+
+  @Override
   public long framesSent() {
     return framesSent.get();
   }

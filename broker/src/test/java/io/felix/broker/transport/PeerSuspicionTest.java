@@ -64,6 +64,7 @@ class PeerSuspicionTest {
     suspicion.requested(3);
     now.addAndGet(SILENCE);
     assertEquals(Set.of(2, 3), suspicion.suspected());
+    assertEquals(Set.of(2), suspicion.closed(), "only a closed connection says the process is gone");
     assertEquals(Set.of(), new PeerSuspicion(Duration.ofMillis(CLOSE_GRACE), Duration.ofMillis(SILENCE),
         now::get).suspected());
   }

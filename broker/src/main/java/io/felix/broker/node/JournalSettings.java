@@ -38,11 +38,6 @@ public record JournalSettings(
     }
   }
 
-  /** An H2 journal in memory or in a file of this machine (not an H2 server): it is there whenever the broker is. */
-  public boolean localH2() {
-    return inMemory() || isH2File(url);
-  }
-
   /** An H2 in-memory database lives inside one JVM: brokers in other processes cannot share it. */
   public boolean inMemory() {
     return url.startsWith("jdbc:h2:mem:");

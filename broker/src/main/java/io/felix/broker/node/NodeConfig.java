@@ -69,15 +69,6 @@ public final class NodeConfig {
 
     derived.put("pekko.persistence.journal.plugin", "jdbc-journal");
     derived.put("pekko.persistence.snapshot-store.plugin", "jdbc-snapshot-store");
-    if (journal.localH2()) {
-      // Every broker starts the journal plugins with its ActorSystem, not when the placement singleton first
-      // recovers there: starting them (the Slick database, its pool, their classes) took seconds on a loaded
-      // machine, all of it inside the failover of a killed singleton host. Only for H2, which is there whenever the
-      // broker is: a plugin that cannot reach its database while it starts (a database server down) stays stopped.
-      derived.put("pekko.extensions", List.of("org.apache.pekko.persistence.Persistence"));
-      derived.put("pekko.persistence.journal.auto-start-journals", List.of("jdbc-journal"));
-      derived.put("pekko.persistence.snapshot-store.auto-start-snapshot-stores", List.of("jdbc-snapshot-store"));
-    }
     derived.put("jdbc-journal.use-shared-db", "slick");
     derived.put("jdbc-snapshot-store.use-shared-db", "slick");
     derived.put("jdbc-read-journal.use-shared-db", "slick");

@@ -53,8 +53,10 @@ public final class PeerSuspicionReporter {
     List<Integer> now = List.copyOf(suspected.get());
     checksSinceSent++;
     boolean changed = !now.equals(lastSent);
-    if (changed && (lastSent != null || !now.isEmpty())) {
+    if (changed && !now.isEmpty()) {
       log.info("Replication connections suspect brokers {} lost (before: {})", now, lastSent == null ? "[]" : lastSent);
+    } else if (changed && lastSent != null) {
+      log.info("Replication connections no longer suspect any broker (before: {})", lastSent);
     }
     if (changed || checksSinceSent >= checksPerRepeat) {
       singleton.tell(new PlacementController.PeersSuspected(brokerId, now));

@@ -24,6 +24,7 @@ public final class ClosedPeerDowner {
   public static Behavior<Tick> create(int brokerId, Supplier<? extends Set<Integer>> closed, Duration every) {
     return Behaviors.setup(context -> Behaviors.withTimers(timers -> {
       timers.startTimerWithFixedDelay(Tick.INSTANCE, every);
+      context.setLoggerName(ClosedPeerDowner.class);
       ClosedPeerDowning downing = new ClosedPeerDowning(brokerId);
       Cluster cluster = Cluster.get(context.getSystem());
       return Behaviors.receive(Tick.class).onMessage(Tick.class, tick -> {

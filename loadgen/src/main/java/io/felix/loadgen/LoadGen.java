@@ -21,6 +21,8 @@ public final class LoadGen {
       "          [--verify [--expect PRODUCE_JSON]] [--json FILE] [--idle 5s] [--max-bytes 1048576]",
       "  bench placement [--strategy cluster-share|stream-aware|both] [--duration 15s] [--recreates 3]",
       "          [--record-size 1024] [--producers 4] [--broker-jar PATH] [--dir DIR]",
+      "  bench failover [--victim leader|singleton-host] [--kills 10] [--shards 6] [--rate 500] [--settle 3s]",
+      "          [--bound 6s] [--dir data/bench-failover]",
       "  chaos [--duration 3m] [--faults kill-leader,kill-all,...] [--rate 200] [--seed N] [--brokers 3]",
       "          [--shards 6] [--producers 2] [--writable-within 30s] [--dir data/chaos]");
 

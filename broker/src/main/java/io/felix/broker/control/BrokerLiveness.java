@@ -21,11 +21,14 @@ import org.apache.pekko.cluster.UniqueAddress;
 import org.slf4j.Logger;
 
 /**
- * Which brokers the placement singleton may count on, rebuilt from cluster-state snapshots: runtime knowledge,
- * not decided state (a restarted singleton learns it again from the cluster). Available = a member that is up
- * (or weakly up) and reachable; its broker id is its role. Tracks since when each known broker is lost, and
- * which shards need a failover round because their leader is lost for the failover timeout or came back as a
- * new incarnation. No actor inside: the time comes from the injected clock.
+ * Which brokers the placement singleton may count on, rebuilt from cluster-state snapshots and the brokers'
+ * data-plane suspicions: runtime knowledge, not decided state (a restarted singleton learns it again from the
+ * cluster). Available = a member that is up (or weakly up) and reachable, and not suspected lost by a majority of
+ * the other such members' replication connections; its broker id is its role. Tracks since when each known
+ * broker is lost, and which shards need a failover round because their leader is lost for the failover timeout,
+ * is suspected by that majority (at once: the data plane notices a killed broker within a fraction of a second,
+ * the failure detector only after several missed heartbeats), or came back as a new incarnation. No actor
+ * inside: the time comes from the injected clock.
  */
 final class BrokerLiveness {
 
@@ -54,6 +57,10 @@ final class BrokerLiveness {
   private final Map<Integer, UniqueAddress> incarnations = new HashMap<>();
   /** Shards whose leader restarted, with the epoch it led at: they fail over until a newer epoch is decided. */
   private final Map<ShardId, Long> leaderRestarted = new HashMap<>();
+  /** The latest report of each broker: the peers its replication connections suspect lost. */
+  private final Map<Integer, Set<Integer>> suspicions = new HashMap<>();
+  /** Brokers lost because a majority suspects them (logged once when they became so). */
+  private final Set<Integer> suspectedLost = new HashSet<>();
   private boolean membershipSeen;
 
   BrokerLiveness(ControlSettings settings, Clock clock, Logger log) {
@@ -93,28 +100,65 @@ final class BrokerLiveness {
     }
     forgetPromoted(state);
     long now = clock.millis();
+    long lostForTheTimeout = now - settings.failoverTimeout().toMillis();
+    Set<Integer> usable = new HashSet<>();
     for (int id : state.brokers().keySet()) {
-      if (up.contains(id)) {
+      List<Integer> suspecting = suspecting(id, up);
+      boolean suspected = !suspecting.isEmpty();
+      if (up.contains(id) && !suspected) {
+        usable.add(id);
         noticedLost.remove(id);
+        suspectedLost.remove(id);
         if (lostSince.remove(id) != null) {
           log.info("Broker {} is reachable again", id);
         }
         ledWhenLost.remove(id);
-      } else if (!lostSince.containsKey(id)) {
+        continue;
+      }
+      long led = state.leadersOn(id);
+      if (!lostSince.containsKey(id)) {
         boolean downedBeforeThisSingleton = !membershipSeen && !inCluster.contains(id);
-        lostSince.put(id, downedBeforeThisSingleton ? now - settings.failoverTimeout().toMillis() : now);
+        lostSince.put(id, downedBeforeThisSingleton || suspected ? lostForTheTimeout : now);
         noticedLost.put(id, now);
-        long led = state.leadersOn(id);
         if (led > 0) {
           ledWhenLost.put(id, led);
         }
-        log.info("Broker {} is not reachable ({} leaders); its shards fail over after {}{}", id, led,
-            settings.failoverTimeout(), downedBeforeThisSingleton ? " (already out of the cluster: at once)" : "");
+        if (!suspected) {
+          log.info("Broker {} is not reachable ({} leaders); its shards fail over after {}{}", id, led,
+              settings.failoverTimeout(), downedBeforeThisSingleton ? " (already out of the cluster: at once)" : "");
+        }
+      }
+      if (suspected && suspectedLost.add(id)) {
+        lostSince.merge(id, lostForTheTimeout, Math::min);
+        log.info("Broker {} is suspected lost by brokers {} (their replication connections to it closed or went"
+            + " silent; {} leaders): its shards fail over now", id, suspecting, led);
       }
     }
     membershipSeen = true;
     available.clear();
-    available.addAll(up);
+    available.addAll(usable);
+  }
+
+  /**
+   * Takes in a broker's report of the peers its replication connections suspect lost.
+   *
+   * @return whether it differs from that broker's previous report
+   */
+  boolean suspected(int reporter, Set<Integer> suspects) {
+    return !suspects.equals(suspicions.put(reporter, Set.copyOf(suspects)));
+  }
+
+  /**
+   * The available brokers (other than {@code id}) whose replication connections suspect it, when they are a
+   * majority of the available others; empty otherwise. A majority, so that one broker with a bad link (or a
+   * wrong view) cannot take a healthy broker out; and only available reporters count, since a lost broker's last
+   * word says nothing.
+   */
+  private List<Integer> suspecting(int id, Set<Integer> up) {
+    List<Integer> others = up.stream().filter(other -> other != id).sorted().toList();
+    List<Integer> suspecting = others.stream()
+        .filter(other -> suspicions.getOrDefault(other, Set.of()).contains(id)).toList();
+    return !others.isEmpty() && suspecting.size() * 2 > others.size() ? suspecting : List.of();
   }
 
   /** Brokers that are members, up and reachable, as of the last snapshot. */

@@ -13,7 +13,8 @@ public record ControlSettings(
     long moveCatchUpLag,
     int maxConcurrentMoves, int maxMovesPerBroker, Duration replicaTimeout, Duration registerInterval,
     Duration progressInterval, Duration probeInterval, int snapshotEvery, int recentMoves, Strategy strategy,
-    Duration journalRestartMinBackoff, Duration journalRestartMaxBackoff, StreamLimits streamLimits) {
+    Duration journalRestartMinBackoff, Duration journalRestartMaxBackoff, StreamLimits streamLimits,
+    Duration suspicionCheckInterval, Duration suspicionRepeatInterval, boolean downClosedPeers) {
 
   public ControlSettings {
     ConfigChecks.positive("felix.control.placement-interval", placementInterval);
@@ -25,6 +26,8 @@ public record ControlSettings(
     ConfigChecks.positive("felix.control.progress-interval", progressInterval);
     ConfigChecks.positive("felix.control.probe-interval", probeInterval);
     ConfigChecks.positive("felix.control.journal-restart-min-backoff", journalRestartMinBackoff);
+    ConfigChecks.positive("felix.control.suspicion-check-interval", suspicionCheckInterval);
+    ConfigChecks.positive("felix.control.suspicion-repeat-interval", suspicionRepeatInterval);
     if (journalRestartMaxBackoff.compareTo(journalRestartMinBackoff) < 0) {
       throw new ConfigException.BadValue("felix.control.journal-restart-max-backoff",
           "must be >= journal-restart-min-backoff (" + journalRestartMinBackoff + "), got " + journalRestartMaxBackoff);
@@ -62,6 +65,8 @@ public record ControlSettings(
         c.getDuration("replica-timeout"), c.getDuration("register-interval"), c.getDuration("progress-interval"),
         c.getDuration("probe-interval"), c.getInt("snapshot-every"), c.getInt("recent-moves"), strategy,
         c.getDuration("journal-restart-min-backoff"), c.getDuration("journal-restart-max-backoff"),
-        StreamLimits.from(c));
+        StreamLimits.from(c),
+        c.getDuration("suspicion-check-interval"), c.getDuration("suspicion-repeat-interval"),
+        c.getBoolean("down-closed-peers"));
   }
 }

@@ -102,11 +102,10 @@ final class FailoverRounds {
     if (round == null || round.epoch() != epoch
         || now - round.startedAtMillis() > context.settings().replicaTimeout().toMillis()) {
       rounds.put(a.id(), new Round(epoch, now, new HashMap<>()));
-      for (int b : a.replicas()) {
-        if (available.contains(b)) {
-          context.probe().fence(b, a.id(), epoch);
-        }
-      }
+      List<Integer> fencing = a.replicas().stream().filter(available::contains).toList();
+      fencing.forEach(b -> context.probe().fence(b, a.id(), epoch));
+      context.log().info("Shard {}: failover round, fencing replicas {} at epoch {} (leader {})", a.id(), fencing,
+          epoch, a.leader());
       return List.of();
     }
     List<ReplicaStatus> fenced = round.fenced().values().stream()

@@ -117,6 +117,12 @@ public final class PlacementController
   public record LeaderNotServing(ShardId shard, int brokerId, long epoch, NotServingReason reason)
       implements Command, ControlMessage {}
 
+  /**
+   * The peers broker {@code brokerId}'s replication connections suspect lost (see
+   * {@link io.felix.broker.transport.PeerSuspicion}), in id order; sent on every change and repeated.
+   */
+  public record PeersSuspected(int brokerId, List<Integer> suspected) implements Command, ControlMessage {}
+
   private record PlacementTick(PassTrigger trigger) implements Command {}
 
   private record MembershipChanged(ClusterEvent.ClusterDomainEvent event) implements Command {}
@@ -258,6 +264,7 @@ public final class PlacementController
         .onCommand(AllocateProducerIds.class, this::onAllocateProducerIds)
         .onCommand(ReplicaAnswered.class, this::onReplicaAnswered)
         .onCommand(LeaderNotServing.class, this::onLeaderNotServing)
+        .onCommand(PeersSuspected.class, this::onPeersSuspected)
         .onCommand(PlacementTick.class, this::onPlacementTick)
         .onCommand(MembershipChanged.class, this::onMembershipChanged)
         .onCommand(Listed.class, this::onListed)
@@ -365,6 +372,13 @@ public final class PlacementController
       return Effect().none();
     }
     return onProgress(state); // its failover round starts now, not at the next tick
+  }
+
+  private Effect<PlacementEvent, ControlState> onPeersSuspected(ControlState state, PeersSuspected report) {
+    if (!liveness.suspected(report.brokerId(), Set.copyOf(report.suspected()))) {
+      return Effect().none();
+    }
+    return onProgress(state); // a broker a majority now suspects fails over at once, not at the next tick
   }
 
   private Effect<PlacementEvent, ControlState> onPlacementTick(ControlState state, PlacementTick tick) {

@@ -6,6 +6,8 @@ import io.felix.broker.config.BrokerSettings;
 import io.felix.broker.control.AssignmentHolder;
 import io.felix.broker.control.ControlSettings;
 import io.felix.broker.control.DirectoryProbe;
+import io.felix.broker.control.ClosedPeerDowner;
+import io.felix.broker.control.PeerSuspicionReporter;
 import io.felix.broker.control.PlacementController;
 import io.felix.broker.http.AdminRoutes;
 import io.felix.broker.http.AdminServer;
@@ -70,6 +72,12 @@ final class BrokerGuardian {
     ActorRef<ProducerIdIssuer.Command> producerIds = context.spawn(
         ProducerIdIssuer.create(broker.id(), singleton, http.singletonTimeout()), "producer-id-issuer");
     dataPlane.useProducerIds(ProducerIdIssuer.source(producerIds));
+    context.spawn(PeerSuspicionReporter.create(broker.id(), dataPlane::suspectedPeers, singleton, control),
+        "peer-suspicion-reporter");
+    if (control.downClosedPeers()) {
+      context.spawn(ClosedPeerDowner.create(broker.id(), dataPlane::closedPeers, control.suspicionCheckInterval()),
+          "closed-peer-downer");
+    }
     BrokerMetrics metrics = BrokerMetrics.of(context.getSystem());
     Consumer<AssignmentTable> applyToReplicas = table -> {
       directory.tell(new ReplicaDirectory.ApplyAssignments(table));

@@ -186,6 +186,16 @@ public final class DataPlane {
     return clientListener;
   }
 
+  /** The peers this broker's replication connections suspect lost, in id order (see PeerSuspicion). */
+  public java.util.SortedSet<Integer> suspectedPeers() {
+    return transport.suspectedPeers();
+  }
+
+  /** The suspected peers whose replication connection closed and stays refused (see PeerSuspicion). */
+  public java.util.SortedSet<Integer> closedPeers() {
+    return transport.closedPeers();
+  }
+
   /** Aborts this broker's replication connections as a network failure would (they reconnect). For tests. */
   public void abortReplicationConnections(String reason) {
     transport.abortConnections(reason);

@@ -43,6 +43,7 @@ import io.felix.protocol.control.GetTableMsg;
 import io.felix.protocol.control.GetViewMsg;
 import io.felix.protocol.control.LastPassMsg;
 import io.felix.protocol.control.LeaderNotServingMsg;
+import io.felix.protocol.control.PeersSuspectedMsg;
 import io.felix.protocol.control.NotServingReasonMsg;
 import io.felix.broker.shard.NotServingReason;
 import io.felix.protocol.control.MoveRecordMsg;
@@ -179,6 +180,10 @@ final class ControlMessageMapping {
             LeaderNotServingMsg.parser(),
             p -> new PlacementController.LeaderNotServing(ShardRefs.toId(p.getShard()), p.getBrokerId(),
                 p.getLeaderEpoch(), fromWire(p.getReason(), NotServingReason.class, "NOT_SERVING_REASON_"))),
+        bind("PS", PlacementController.PeersSuspected.class,
+            m -> PeersSuspectedMsg.newBuilder().setBrokerId(m.brokerId()).addAllSuspected(m.suspected()).build(),
+            PeersSuspectedMsg.parser(),
+            p -> new PlacementController.PeersSuspected(p.getBrokerId(), List.copyOf(p.getSuspectedList()))),
 
         bind("CH", PlacementController.ChangeStream.class, this::changeStream, ChangeStreamMsg.parser(),
             p -> new PlacementController.ChangeStream(p.getName(), streamConfig(p.getChange()),

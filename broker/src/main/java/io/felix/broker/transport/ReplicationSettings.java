@@ -16,7 +16,9 @@ public record ReplicationSettings(
     Duration reconnectMaxBackoff,
     int sendQueueFrames,
     int maxFrameSize,
-    Duration producerIdleExpiry) {
+    Duration producerIdleExpiry,
+    Duration peerCloseGrace,
+    Duration peerSilenceTimeout) {
 
   public ReplicationSettings {
     positive("fetch-max-bytes", fetchMaxBytes);
@@ -35,6 +37,12 @@ public record ReplicationSettings(
           "felix.replication.reconnect-max-backoff must be >= felix.replication.reconnect-min-backoff");
     }
     positive("send-queue-frames", sendQueueFrames);
+    positive("peer-close-grace", peerCloseGrace);
+    if (peerSilenceTimeout.compareTo(fetchMaxWait) <= 0) {
+      throw new IllegalArgumentException("felix.replication.peer-silence-timeout (" + peerSilenceTimeout
+          + ") must be longer than felix.replication.fetch-max-wait (" + fetchMaxWait + "): a live leader may hold a"
+          + " fetch that long");
+    }
     if (maxFrameSize < fetchMaxBytes + 4096) {
       throw new IllegalArgumentException("felix.replication.max-frame-size (" + maxFrameSize
           + ") must exceed felix.replication.fetch-max-bytes (" + fetchMaxBytes + ") by at least 4 KiB");
@@ -56,7 +64,9 @@ public record ReplicationSettings(
           c.getDuration("reconnect-max-backoff"),
           c.getInt("send-queue-frames"),
           intBytes(c, "max-frame-size"),
-          c.getDuration("producer-idle-expiry"));
+          c.getDuration("producer-idle-expiry"),
+          c.getDuration("peer-close-grace"),
+          c.getDuration("peer-silence-timeout"));
     } catch (ConfigException e) {
       throw new IllegalArgumentException("bad felix.replication setting: " + e.getMessage(), e);
     }

@@ -29,6 +29,19 @@ public interface ReplicationTransport extends AutoCloseable {
   /** Queues one frame for a peer. @return false when it was dropped (no connection, queue full, closed) */
   boolean send(int toBroker, ReplicationFrame frame);
 
+  /**
+   * Peers this broker's replication connections give evidence of being lost (closed and not heard from since, or
+   * silent to a fetch), in id order: see {@link PeerSuspicion}. None by default (a transport without evidence).
+   */
+  default java.util.SortedSet<Integer> suspectedPeers() {
+    return java.util.Collections.emptySortedSet();
+  }
+
+  /** Among {@link #suspectedPeers}, those whose connection closed and stays refused (not merely silent). */
+  default java.util.SortedSet<Integer> closedPeers() {
+    return java.util.Collections.emptySortedSet();
+  }
+
   /** Frames and bytes sent since start, for metrics and benchmarks. */
   long framesSent();
 

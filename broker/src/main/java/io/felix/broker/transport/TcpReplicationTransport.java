@@ -59,6 +59,7 @@ public final class TcpReplicationTransport implements ReplicationTransport {
   private final AtomicLong framesSent = new AtomicLong();
   private final AtomicLong bytesSent = new AtomicLong();
   private final Tcp.ServerBinding binding;
+  private final PeerSuspicion suspicion;
   private volatile boolean closed;
 
   private TcpReplicationTransport(ActorSystem<?> system, int selfId, ReplicationSettings settings, Inbound inbound,
@@ -67,6 +68,8 @@ public final class TcpReplicationTransport implements ReplicationTransport {
     this.selfId = selfId;
     this.settings = settings;
     this.inbound = inbound;
+    this.suspicion = new PeerSuspicion(settings.peerCloseGrace(), settings.peerSilenceTimeout(),
+        () -> TimeUnit.NANOSECONDS.toMillis(System.nanoTime()));
     CompletionStage<Tcp.ServerBinding> bound = Tcp.get(system).bind(host, port)
         .via(killSwitch.flow())
         .to(Sink.foreach(this::accept))
@@ -112,11 +115,24 @@ public final class TcpReplicationTransport implements ReplicationTransport {
     ByteString bytes = encode(frame);
     QueueOfferResult result = queue.offer(bytes);
     if (result == QueueOfferResult.enqueued()) {
+      if (frame.hasFetch()) {
+        suspicion.requested(toBroker);
+      }
       framesSent.incrementAndGet();
       bytesSent.addAndGet(bytes.size());
       return true;
     }
     return false;
+  }
+
+  @Override
+  public java.util.SortedSet<Integer> suspectedPeers() {
+    return suspicion.suspected();
+  }
+
+  @Override
+  public java.util.SortedSet<Integer> closedPeers() {
+    return suspicion.closed();
   }
 
   @Override
@@ -194,11 +210,15 @@ public final class TcpReplicationTransport implements ReplicationTransport {
           throw new MisdirectedConnectionException(id, selfId);
         }
         peer.set(id);
+        suspicion.heard(id);
         queueReady.thenAccept(q -> {
           links.put(id, q);
+          // The answering hello tells the dialler that the connection is up, even when no fetch flows yet.
+          q.offer(hello(id));
           log.info("broker {}: replication connection from broker {} ({})", selfId, id, connection.remoteAddress());
         });
       } else if (peer.get() >= 0) {
+        suspicion.heard(peer.get());
         inbound.onFrame(peer.get(), frame);
       }
     }), Keep.right());
@@ -210,6 +230,7 @@ public final class TcpReplicationTransport implements ReplicationTransport {
     mat.first().whenComplete((done, failure) -> {
       int id = peer.get();
       if (id >= 0) {
+        suspicion.ended(id);
         links.remove(id, mat.second());
         log.info("broker {}: replication connection from broker {} ended{}", selfId, id,
             failure == null ? "" : ": " + failure.getMessage());
@@ -228,17 +249,18 @@ public final class TcpReplicationTransport implements ReplicationTransport {
         .via(Tcp.get(system).outgoingConnection(e.host(), e.replicationPort()))
         .via(decoder())
         .toMat(Sink.foreach(frame -> {
+          suspicion.heard(peerId);
           if (!frame.hasHello()) {
             inbound.onFrame(peerId, frame);
           }
         }), Keep.both())
         .run(system);
     BoundedSourceQueue<ByteString> queue = mat.first();
-    queue.offer(encode(ReplicationFrame.newBuilder()
-        .setHello(PeerHello.newBuilder().setBrokerId(selfId).setToBrokerId(peerId)).build()));
+    queue.offer(hello(peerId));
     links.put(peerId, queue);
     long started = System.nanoTime();
     mat.second().whenComplete((done, failure) -> {
+      suspicion.ended(peerId);
       links.remove(peerId, queue);
       if (closed) {
         return;
@@ -259,6 +281,11 @@ public final class TcpReplicationTransport implements ReplicationTransport {
       }
       system.scheduler().scheduleOnce(wait, () -> dial(peerId, next), system.executionContext());
     });
+  }
+
+  private ByteString hello(int toBroker) {
+    return encode(ReplicationFrame.newBuilder()
+        .setHello(PeerHello.newBuilder().setBrokerId(selfId).setToBrokerId(toBroker)).build());
   }
 
   /** Ends a connection whose dialler meant another broker (see {@link #accept}); expected, so without a trace. */

@@ -105,6 +105,51 @@ class BrokerLivenessTest {
   }
 
   @Test
+  void aBrokerSuspectedByAMajorityOfTheOtherBrokersDataPlaneFailsOverAtOnceAndIsBackWhenNoLongerSuspected() {
+    List<BrokerMember> allUp = List.of(up(0, 1), up(1, 1), up(2, 1));
+    liveness.refresh(state, allUp);
+
+    assertTrue(liveness.suspected(0, Set.of(2)));
+    assertFalse(liveness.suspected(0, Set.of(2)), "the same report again is no change");
+    liveness.refresh(state, allUp);
+    assertEquals(Set.of(0, 1, 2), liveness.available(), "one of two others is no majority");
+    assertFalse(liveness.needsFailover(ledBy(2)));
+
+    clock.advance(100);
+    assertTrue(liveness.suspected(1, Set.of(2)));
+    liveness.refresh(state, allUp);
+    assertEquals(Set.of(0, 1), liveness.available(), "both others suspect it, before the failure detector does");
+    assertTrue(liveness.needsFailover(ledBy(2)), "at once, without the failover timeout");
+    assertFalse(liveness.needsFailover(ledBy(0)));
+
+    // Its shard gets a new leader: the failover is measured from when the suspicion made it lost.
+    clock.advance(400);
+    ShardAssignment lost = ledBy(2);
+    ControlState promoted = state.apply(new LeaderPromoted(lost.id(), 0, lost.leaderEpoch() + 1, 2));
+    assertEquals(List.of(new FailoverDone(2, 1, 400)), liveness.decided(promoted));
+
+    // A broker that hears from it again withdraws its suspicion: it is available once more.
+    liveness.suspected(1, Set.of());
+    liveness.refresh(promoted, allUp);
+    assertEquals(Set.of(0, 1, 2), liveness.available());
+  }
+
+  @Test
+  void suspicionsFromBrokersThatAreThemselvesUnreachableDoNotCount() {
+    liveness.suspected(1, Set.of(0));
+    liveness.suspected(2, Set.of(0));
+    liveness.refresh(state, List.of(up(0, 1), up(1, 1), unreachable(2, 1)));
+    assertEquals(Set.of(1), liveness.available(),
+        "broker 1, the only reachable other, suspects broker 0: one of one is a majority");
+
+    BrokerLiveness fresh = new BrokerLiveness(PlacementDecisionsTest.SETTINGS, clock,
+        LoggerFactory.getLogger(BrokerLivenessTest.class));
+    fresh.suspected(2, Set.of(0));
+    fresh.refresh(state, List.of(up(0, 1), up(1, 1), unreachable(2, 1)));
+    assertTrue(fresh.available().contains(0), "broker 2 is unreachable: its word about broker 0 is not counted");
+  }
+
+  @Test
   void onlyUpAndWeaklyUpMembersAreAvailable() {
     liveness.refresh(state, List.of(up(0, 1), new BrokerMember(1, MemberStatus.weaklyUp(), true, incarnation(1, 1)),
         new BrokerMember(2, MemberStatus.leaving(), true, incarnation(2, 1))));

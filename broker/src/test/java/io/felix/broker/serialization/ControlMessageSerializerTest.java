@@ -156,6 +156,7 @@ class ControlMessageSerializerTest {
         new PlacementController.AllocateProducerIds(2, blockTo),
         new ProducerIdBlock(1000, 1000),
         new PlacementController.LeaderNotServing(ORDERS_0, 1, 4, NotServingReason.EPOCH_HELD_BEFORE_RESTART),
+        new PlacementController.PeersSuspected(2, List.of(0, 1)),
         new ControlReply.Done("stream 'orders' created with 12 shards"),
         new ControlReply.Rejected(ControlReply.Refusal.INVALID, "shards: must be 1..10000, got 0"),
         new ControlReply.Rejected(ControlReply.Refusal.NOT_FOUND, "broker 9 is not known"),

@@ -43,7 +43,8 @@ final class ReplicaFixture implements AutoCloseable {
   static final long ISR_MAX_LAG_RECORDS = 100;
   static final ReplicationSettings SETTINGS = new ReplicationSettings(1 << 20, Duration.ofMillis(500),
       Duration.ofSeconds(2), ISR_MAX_LAG_RECORDS, ISR_MAX_LAG_TIME, Duration.ofSeconds(30), Duration.ofMillis(100),
-      Duration.ofSeconds(1), 1000, (1 << 20) + 4096, Duration.ofDays(1));
+      Duration.ofSeconds(1), 1000, (1 << 20) + 4096, Duration.ofDays(1), Duration.ofMillis(300),
+      Duration.ofSeconds(1));
 
   /** How long a test waits for a replica's asynchronous steps (a loaded build machine can be slow). */
   static final Duration PATIENCE = Duration.ofSeconds(10);

@@ -2,11 +2,13 @@ package io.felix.loadgen.bench;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import io.felix.loadgen.chaos.FailoverBench;
 import java.util.List;
 
 /**
  * {@code loadgen bench placement [options]}: the placement benchmark of docs/placement.md (see
- * {@link PlacementBench}).
+ * {@link PlacementBench}); {@code loadgen bench failover [options]}: failover times under SIGKILL (see
+ * {@link FailoverBench}).
  *
  * <pre>
  *   --strategy cluster-share|stream-aware|both   (default both: cluster-share first, then stream-aware)
@@ -29,12 +31,18 @@ public final class BenchCommand {
    * benchmark failed, 2 bad usage (the message names the option). The bench's own report goes to stdout.
    */
   public static int run(String[] args, java.io.PrintStream err) {
-    if (args.length == 0 || !args[0].equals("placement")) {
+    boolean failover = args.length > 0 && args[0].equals("failover");
+    if (args.length == 0 || !(args[0].equals("placement") || failover)) {
       err.println("usage: loadgen bench placement [--strategy cluster-share|stream-aware|both] [--duration 15s]"
           + " [--recreates 3] [--record-size 1024] [--producers 4] [--broker-jar PATH] [--dir DIR]");
+      err.println("       loadgen bench failover [--victim leader|singleton-host] [--kills 10] [--shards 6]"
+          + " [--rate 500] [--settle 3s] [--bound 6s] [--dir DIR]");
       return 2;
     }
     try {
+      if (failover) {
+        return new FailoverBench(parseFailover(args), java.util.Map.of(), System.out).run() ? 0 : 1;
+      }
       PlacementBench.Settings settings = parse(args);
       new PlacementBench(settings).run();
       return 0;
@@ -85,6 +93,44 @@ public final class BenchCommand {
     }
     return new PlacementBench.Settings(jar, dir, strategies, recreates, load,
         recordSize, producers, Duration.ofSeconds(120));
+  }
+
+  /**
+   * {@code bench failover} options. The default bound is twice the goal: 6 s when the killed broker did not host
+   * the singleton, 10 s when it did.
+   */
+  static FailoverBench.Settings parseFailover(String[] args) {
+    FailoverBench.Victim victim = FailoverBench.Victim.LEADER;
+    int kills = 10;
+    int shards = 6;
+    long rate = 500;
+    Duration settle = Duration.ofSeconds(3);
+    Duration bound = null;
+    Path dir = Path.of("data", "bench-failover");
+    for (int i = 1; i < args.length; i++) {
+      String option = args[i];
+      if (i + 1 >= args.length) {
+        throw new IllegalArgumentException(option + " needs a value");
+      }
+      String value = args[++i];
+      switch (option) {
+        case "--victim" -> victim = FailoverBench.Victim.fromWireName(value);
+        case "--kills" -> kills = positiveOrZero(option, value);
+        case "--shards" -> shards = positiveOrZero(option, value);
+        case "--rate" -> rate = positiveOrZero(option, value);
+        case "--settle" -> settle = seconds(option, value);
+        case "--bound" -> bound = seconds(option, value);
+        case "--dir" -> dir = Path.of(value);
+        default -> throw new IllegalArgumentException("unknown option " + option);
+      }
+    }
+    if (kills == 0 || shards == 0 || rate == 0) {
+      throw new IllegalArgumentException("--kills, --shards and --rate must be at least 1");
+    }
+    if (bound == null) {
+      bound = Duration.ofSeconds(victim == FailoverBench.Victim.LEADER ? 6 : 10);
+    }
+    return new FailoverBench.Settings(dir, victim, kills, shards, rate, settle, bound);
   }
 
   private static Duration seconds(String option, String value) {

@@ -80,7 +80,8 @@ final class ChaosRun {
     }
   }
 
-  private static void deleteTree(Path root) throws IOException {
+  /** Removes a directory and everything under it (a run starts from an empty data directory). */
+  static void deleteTree(Path root) throws IOException {
     if (Files.exists(root)) {
       try (Stream<Path> files = Files.walk(root)) {
         for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {

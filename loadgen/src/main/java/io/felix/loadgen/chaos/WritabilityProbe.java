@@ -17,7 +17,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Writes one probe record to each shard until each acknowledged one (acks quorum), within a bound. The probe's
+ * Writes one probe record to each shard (or to the shards given) until each acknowledged one (acks quorum), within
+ * a bound. The probe's
  * value lacks the load generator's magic, so the verifier counts it as foreign and ignores it.
  */
 final class WritabilityProbe {
@@ -27,8 +28,9 @@ final class WritabilityProbe {
   /**
    * @param time from the start of the probe until the last shard acknowledged (the bound when some did not)
    * @param notWritable the shards that acknowledged nothing within the bound (empty when all did)
+   * @param acknowledgedAfter each shard that acknowledged: from the start of the probe until it did
    */
-  record Writability(Duration time, List<Integer> notWritable) {
+  record Writability(Duration time, List<Integer> notWritable, Map<Integer, Duration> acknowledgedAfter) {
     /** Whether every shard acknowledged within the bound. */
     boolean within(Duration bound) {
       return notWritable.isEmpty() && time.compareTo(bound) <= 0;
@@ -37,12 +39,20 @@ final class WritabilityProbe {
 
   private final List<HostPort> bootstrap;
   private final String stream;
-  private final int shards;
+  private final List<Integer> shards;
+  private final Duration retryPause;
 
+  /** Probes every shard of the stream, pausing 200 ms between tries. */
   WritabilityProbe(List<HostPort> bootstrap, String stream, int shards) {
+    this(bootstrap, stream, java.util.stream.IntStream.range(0, shards).boxed().toList(), RETRY_PAUSE);
+  }
+
+  /** Probes the given shards, pausing {@code retryPause} between tries (short for timing a failover). */
+  WritabilityProbe(List<HostPort> bootstrap, String stream, List<Integer> shards, Duration retryPause) {
     this.bootstrap = bootstrap;
     this.stream = stream;
-    this.shards = shards;
+    this.shards = List.copyOf(shards);
+    this.retryPause = retryPause;
   }
 
   /**
@@ -53,11 +63,12 @@ final class WritabilityProbe {
     long start = System.nanoTime();
     long deadline = start + bound.toNanos();
     long lastAcknowledged = start;
-    Set<Integer> remaining = new TreeSet<>();
-    for (int shard = 0; shard < shards; shard++) {
-      remaining.add(shard);
-    }
-    try (FelixClient client = new FelixClient(ClientSettings.builder(bootstrap).build())) {
+    Set<Integer> remaining = new TreeSet<>(shards);
+    Map<Integer, Duration> acknowledgedAfter = new TreeMap<>();
+    // The client's own retries back off no longer than the probe's pause, so a shard is found writable when it is.
+    ClientSettings settings = ClientSettings.builder(bootstrap).retryBackoff(retryPause).retryBackoffMax(retryPause)
+        .build();
+    try (FelixClient client = new FelixClient(settings)) {
       while (!remaining.isEmpty() && System.nanoTime() < deadline) {
         Map<Integer, CompletableFuture<RecordMetadata>> attempts = new TreeMap<>();
         remaining.forEach(shard -> attempts.put(shard, client.produce(stream, shard, null, PROBE, List.of())));
@@ -66,17 +77,18 @@ final class WritabilityProbe {
             attempt.getValue().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
             remaining.remove(attempt.getKey());
             lastAcknowledged = System.nanoTime();
+            acknowledgedAfter.put(attempt.getKey(), Duration.ofNanos(lastAcknowledged - start));
           } catch (ExecutionException | TimeoutException notYet) {
             // refused (no leader yet, fenced) or unanswered by the deadline: tried again below, if time is left
           }
         }
         if (!remaining.isEmpty()) {
-          Thread.sleep(RETRY_PAUSE.toMillis());
+          Thread.sleep(retryPause.toMillis());
         }
       }
     }
     return remaining.isEmpty()
-        ? new Writability(Duration.ofNanos(lastAcknowledged - start), List.of())
-        : new Writability(bound, List.copyOf(remaining));
+        ? new Writability(Duration.ofNanos(lastAcknowledged - start), List.of(), acknowledgedAfter)
+        : new Writability(bound, List.copyOf(remaining), acknowledgedAfter);
   }
 }

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import io.felix.loadgen.chaos.FailoverBench;
 import org.junit.jupiter.api.Test;
 
 class BenchCommandTest {
@@ -47,5 +48,27 @@ class BenchCommandTest {
         () -> BenchCommand.parse(new String[] {"placement", "--brokers", "4"})).getMessage());
     assertEquals("--producers needs a value", assertThrows(IllegalArgumentException.class,
         () -> BenchCommand.parse(new String[] {"placement", "--producers"})).getMessage());
+  }
+
+  @Test
+  void failoverDefaultsToTenKillsOfALeaderWithABoundOfTwiceTheGoal() {
+    FailoverBench.Settings s = BenchCommand.parseFailover(new String[] {"failover"});
+    assertEquals(FailoverBench.Victim.LEADER, s.victim());
+    assertEquals(10, s.kills());
+    assertEquals(6, s.shards());
+    assertEquals(Duration.ofSeconds(6), s.bound());
+    assertEquals(Path.of("data", "bench-failover"), s.dir());
+
+    FailoverBench.Settings singleton = BenchCommand.parseFailover(
+        new String[] {"failover", "--victim", "singleton-host", "--kills", "3", "--rate", "200"});
+    assertEquals(FailoverBench.Victim.SINGLETON_HOST, singleton.victim());
+    assertEquals(3, singleton.kills());
+    assertEquals(200, singleton.rate());
+    assertEquals(Duration.ofSeconds(10), singleton.bound());
+
+    assertEquals("--victim must be leader or singleton-host, got oldest", assertThrows(IllegalArgumentException.class,
+        () -> BenchCommand.parseFailover(new String[] {"failover", "--victim", "oldest"})).getMessage());
+    assertEquals("--kills, --shards and --rate must be at least 1", assertThrows(IllegalArgumentException.class,
+        () -> BenchCommand.parseFailover(new String[] {"failover", "--kills", "0"})).getMessage());
   }
 }

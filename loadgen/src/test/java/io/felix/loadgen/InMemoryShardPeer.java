@@ -8,6 +8,7 @@ import io.felix.protocol.client.BrokerAddress;
 import io.felix.protocol.client.ErrorCode;
 import io.felix.protocol.client.FetchRequest;
 import io.felix.protocol.client.FetchResponse;
+import io.felix.protocol.client.InitProducerIdResponse;
 import io.felix.protocol.client.MetadataResponse;
 import io.felix.protocol.client.ProduceRequest;
 import io.felix.protocol.client.ProduceResponse;
@@ -41,6 +42,7 @@ final class InMemoryShardPeer implements AutoCloseable {
   private final List<List<RecordBatch>> shards = new ArrayList<>();
   private final ServerSocket server;
   private final List<Socket> sockets = new CopyOnWriteArrayList<>();
+  private long nextProducerId = 1;
 
   InMemoryShardPeer(String stream, int shardCount) throws IOException {
     this.stream = stream;
@@ -107,6 +109,9 @@ final class InMemoryShardPeer implements AutoCloseable {
   }
 
   private synchronized Response.Builder answer(Request r) {
+    if (r.hasInitProducerId()) { // the load generator's producers are idempotent: each asks once for an id
+      return Response.newBuilder().setInitProducerId(InitProducerIdResponse.newBuilder().setProducerId(nextProducerId++));
+    }
     if (r.hasMetadata()) {
       StreamMetadata.Builder sm = StreamMetadata.newBuilder().setName(stream);
       for (int i = 0; i < shards.size(); i++) {

@@ -1,108 +1,96 @@
 package io.felix.loadgen.bench;
 
+import io.felix.cli.CommandFailure;
+import io.felix.cli.Converters;
+import io.felix.cli.Ranges;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
- * {@code loadgen bench placement [options]}: the placement benchmark of docs/placement.md (see
- * {@link PlacementBench}).
- *
- * <pre>
- *   --strategy cluster-share|stream-aware|both   (default both: cluster-share first, then stream-aware)
- *   --duration 15s         load per strategy
- *   --recreates 3          times the 12-shard stream is deleted and created again after its first creation
- *   --record-size 1024 --producers 4
- *   --broker-jar PATH      default: bin/felix's own, broker/target/felix-broker.jar (rebuilt when stale)
- *   --dir DIR              where the brokers keep data and logs (default data/bench; DIR/STRATEGY is wiped first)
- * </pre>
- *
- * The brokers are started and stopped with {@code bin/felix local up/down} (found through FELIX_HOME, which
- * {@code bin/felix bench} sets, or upward from the working directory); FELIX_PORT_OFFSET picks their ports.
+ * {@code felix bench placement [options]}: the placement benchmark of docs/placement.md (see
+ * {@link PlacementBench}). The brokers are started and stopped with {@code bin/felix local up/down} (found through
+ * FELIX_HOME, which {@code bin/felix} sets, or upward from the working directory); FELIX_PORT_OFFSET picks their
+ * ports. Exit status: 0 done, 1 the benchmark failed, 2 bad usage (the message names the option).
  */
+@Command(name = "bench", mixinStandardHelpOptions = true, description = "Benchmarks on a local cluster.")
 public final class BenchCommand {
 
-  private BenchCommand() {}
+  /** The strategies of --strategy. */
+  enum StrategyChoice {
+    CLUSTER_SHARE(List.of("cluster-share")),
+    STREAM_AWARE(List.of("stream-aware")),
+    BOTH(List.of("cluster-share", "stream-aware"));
 
-  /**
-   * Runs {@code bench ARGS} (the word "bench" already consumed); returns the process exit status: 0 done, 1 the
-   * benchmark failed, 2 bad usage (the message names the option). The bench's own report goes to stdout.
-   */
-  public static int run(String[] args, java.io.PrintStream err) {
-    if (args.length == 0 || !args[0].equals("placement")) {
-      err.println("usage: loadgen bench placement [--strategy cluster-share|stream-aware|both] [--duration 15s]"
-          + " [--recreates 3] [--record-size 1024] [--producers 4] [--broker-jar PATH] [--dir DIR]");
-      return 2;
+    final List<String> strategies;
+
+    StrategyChoice(List<String> strategies) {
+      this.strategies = strategies;
     }
+
+    static StrategyChoice of(String word) {
+      for (StrategyChoice c : values()) {
+        if (c.name().toLowerCase(Locale.ROOT).replace('_', '-').equals(word)) {
+          return c;
+        }
+      }
+      throw new picocli.CommandLine.TypeConversionException(
+          "expected cluster-share, stream-aware or both, got '" + word + "'");
+    }
+  }
+
+  @Spec
+  CommandSpec spec;
+
+  @Command(name = "placement", mixinStandardHelpOptions = true,
+      description = "A 12-shard stream created beside streams that fill two brokers to their share, under each "
+          + "strategy: its leaders per broker after each creation, then write throughput and broker CPU.")
+  int placement(
+      @Option(names = "--strategy", defaultValue = "both", converter = StrategyConverter.class,
+          description = "cluster-share, stream-aware or both (cluster-share first); default ${DEFAULT-VALUE}")
+      StrategyChoice strategy,
+      @Option(names = "--duration", defaultValue = "15s", converter = Converters.PositiveDuration.class,
+          description = "load per strategy, whole seconds (default ${DEFAULT-VALUE})") Duration load,
+      @Option(names = "--recreates", defaultValue = "3",
+          description = "times the 12-shard stream is deleted and created again (default ${DEFAULT-VALUE})")
+      int recreates,
+      @Option(names = "--record-size", defaultValue = "1024", description = "default ${DEFAULT-VALUE}") int recordSize,
+      @Option(names = "--producers", defaultValue = "4", description = "default ${DEFAULT-VALUE}") int producers,
+      @Option(names = "--broker-jar", paramLabel = "PATH",
+          description = "default: bin/felix's own, broker/target/felix-broker.jar") Path brokerJar,
+      @Option(names = "--dir", defaultValue = "data/bench",
+          description = "where the brokers keep data and logs; DIR/STRATEGY is wiped first (default ${DEFAULT-VALUE})")
+      Path dir) throws Exception {
+    PlacementBench.Settings settings = settings(strategy, load, recreates, recordSize, producers, brokerJar, dir);
     try {
-      PlacementBench.Settings settings = parse(args);
       new PlacementBench(settings).run();
-      return 0;
-    } catch (IllegalArgumentException e) {
-      err.println("bench: " + e.getMessage());
-      return 2;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      err.println("bench interrupted");
-      return 1;
-    } catch (Exception e) {
-      err.println("bench failed: " + e.getMessage());
-      return 1;
+    } catch (java.io.IOException | IllegalStateException e) {
+      throw new CommandFailure("the benchmark failed: " + e.getMessage());
     }
+    return 0;
   }
 
-  static PlacementBench.Settings parse(String[] args) {
-    List<String> strategies = List.of("cluster-share", "stream-aware");
-    Duration load = Duration.ofSeconds(15);
-    int recreates = 3;
-    int recordSize = 1024;
-    int producers = 4;
-    Path jar = null;
-    Path dir = Path.of("data", "bench");
-    for (int i = 1; i < args.length; i++) {
-      String option = args[i];
-      if (i + 1 >= args.length) {
-        throw new IllegalArgumentException(option + " needs a value");
-      }
-      String value = args[++i];
-      switch (option) {
-        case "--strategy" -> strategies = switch (value) {
-          case "both" -> List.of("cluster-share", "stream-aware");
-          case "cluster-share", "stream-aware" -> List.of(value);
-          default -> throw new IllegalArgumentException("--strategy must be cluster-share, stream-aware or both, got " + value);
-        };
-        case "--duration" -> load = seconds(option, value);
-        case "--recreates" -> recreates = positiveOrZero(option, value);
-        case "--record-size" -> recordSize = positiveOrZero(option, value);
-        case "--producers" -> producers = positiveOrZero(option, value);
-        case "--broker-jar" -> jar = Path.of(value);
-        case "--dir" -> dir = Path.of(value);
-        default -> throw new IllegalArgumentException("unknown option " + option);
-      }
+  PlacementBench.Settings settings(StrategyChoice strategy, Duration load, int recreates, int recordSize,
+      int producers, Path brokerJar, Path dir) {
+    if (load.toMillis() % 1000 != 0) {
+      throw Ranges.usage(spec, "--duration: expected whole seconds like 15s, got " + load.toMillis() + " ms");
     }
-    if (producers == 0 || recordSize == 0) {
-      throw new IllegalArgumentException("--producers and --record-size must be at least 1");
-    }
-    return new PlacementBench.Settings(jar, dir, strategies, recreates, load,
-        recordSize, producers, Duration.ofSeconds(120));
+    return new PlacementBench.Settings(brokerJar, dir, strategy.strategies,
+        Ranges.within(spec, "--recreates", recreates, 0, 100), load,
+        Ranges.within(spec, "--record-size", recordSize, 1, 4 * 1024 * 1024),
+        Ranges.within(spec, "--producers", producers, 1, 1024), Duration.ofSeconds(120));
   }
 
-  private static Duration seconds(String option, String value) {
-    if (!value.matches("[1-9][0-9]*s?")) {
-      throw new IllegalArgumentException(option + " must be a whole number of seconds like 15s, got " + value);
-    }
-    return Duration.ofSeconds(Long.parseLong(value.replace("s", "")));
-  }
-
-  private static int positiveOrZero(String option, String value) {
-    try {
-      int n = Integer.parseInt(value);
-      if (n < 0) {
-        throw new NumberFormatException();
-      }
-      return n;
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(option + " must be a number >= 0, got " + value);
+  /** --strategy's words. */
+  static final class StrategyConverter implements picocli.CommandLine.ITypeConverter<StrategyChoice> {
+    @Override
+    public StrategyChoice convert(String value) {
+      return StrategyChoice.of(value);
     }
   }
 }

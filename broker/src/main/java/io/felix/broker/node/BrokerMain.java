@@ -4,8 +4,12 @@ package io.felix.broker.node;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import java.io.File;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
 
 /**
  * Starts one broker. Config: the file named by the first argument or {@code FELIX_CONFIG}, with
@@ -13,25 +17,51 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * {@code FELIX_SEED_NODES} (comma separated), {@code FELIX_CLUSTER_PORT}, {@code FELIX_ADMIN_PORT},
  * {@code FELIX_DATA_DIR}, {@code FELIX_JOURNAL_URL}), then reference.conf.
  */
-public final class BrokerMain {
+@Command(name = "felix-broker", mixinStandardHelpOptions = true, versionProvider = BrokerMain.Version.class,
+    description = {"Starts one Felix broker.",
+        "Settings, first match wins: FELIX_* environment variables (FELIX_BROKER_ID, FELIX_ZONE, FELIX_SEED_NODES, "
+            + "FELIX_CLUSTER_PORT, FELIX_ADMIN_PORT, FELIX_DATA_DIR, FELIX_HOST, FELIX_JOURNAL_URL), the config "
+            + "file, the defaults in reference.conf."})
+public final class BrokerMain implements Callable<Integer> {
+
+  @Parameters(arity = "0..1", paramLabel = "CONFIG_FILE", description = "a HOCON file (default: FELIX_CONFIG)")
+  File configFile;
 
   private BrokerMain() {}
 
-  public static void main(String[] args) throws InterruptedException {
-    String file = args.length > 0 ? args[0] : System.getenv("FELIX_CONFIG");
-    Config fromFile = file == null ? ConfigFactory.empty() : ConfigFactory.parseFile(new File(file));
-    if (file != null && !new File(file).isFile()) {
-      System.err.println("felix: config file " + file + " does not exist");
-      System.exit(2);
+  public static void main(String[] args) {
+    int code = new CommandLine(new BrokerMain()).execute(args);
+    // Not System.exit(0): after a SIGTERM the shutdown hooks are running, and exit would block for ever.
+    if (code != 0) {
+      System.exit(code);
     }
+  }
+
+  /** The version the jar's manifest carries. */
+  static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      String version = BrokerMain.class.getPackage().getImplementationVersion();
+      return new String[] {"felix-broker " + (version == null ? "(unpackaged)" : version)};
+    }
+  }
+
+  @Override
+  public Integer call() throws InterruptedException {
+    String named = System.getenv("FELIX_CONFIG");
+    File file = configFile != null ? configFile : named == null ? null : new File(named);
+    if (file != null && !file.isFile()) {
+      System.err.println("felix: config file " + file + " does not exist");
+      return 2;
+    }
+    Config fromFile = file == null ? ConfigFactory.empty() : ConfigFactory.parseFile(file);
     Config config = fromEnvironment().withFallback(fromFile);
     BrokerNode broker;
     try {
       broker = BrokerNode.start(config);
     } catch (RuntimeException e) {
       System.err.println("felix: cannot start the broker: " + e.getMessage());
-      System.exit(1);
-      return;
+      return 1;
     }
     CountDownLatch stopped = new CountDownLatch(1);
     AtomicBoolean asked = new AtomicBoolean();
@@ -46,8 +76,9 @@ public final class BrokerMain {
       // ActorSystem, so exit non-zero for the supervisor (systemd, docker, bin/felix) to start it again.
       System.err.println("felix: broker " + broker.id() + " left the cluster (downed); exiting for a restart");
       broker.close();
-      System.exit(3);
+      return 3;
     }
+    return 0;
   }
 
   private static Config fromEnvironment() {

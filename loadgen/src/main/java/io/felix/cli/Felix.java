@@ -78,16 +78,16 @@ public final class Felix {
     CommandLine cli = new CommandLine(felix);
     cli.setExecutionExceptionHandler((e, command, parseResult) -> {
       if (e instanceof CommandFailure failure) {
-        command.getErr().println("felix " + command.getCommandName() + ": " + failure.getMessage());
+        command.getErr().println(command.getCommandSpec().qualifiedName() + ": " + failure.getMessage());
         return FAILED;
       }
       if (e instanceof InterruptedException) {
         Thread.currentThread().interrupt();
-        command.getErr().println("felix " + command.getCommandName() + ": interrupted");
+        command.getErr().println(command.getCommandSpec().qualifiedName() + ": interrupted");
         return FAILED;
       }
       if (e instanceof java.io.IOException) {
-        command.getErr().println("felix " + command.getCommandName() + ": " + e.getMessage());
+        command.getErr().println(command.getCommandSpec().qualifiedName() + ": " + e.getMessage());
         return FAILED;
       }
       throw e;

@@ -12,15 +12,15 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
 /**
- * Starts one broker. Config: the file named by the first argument or {@code FELIX_CONFIG}, with
- * {@code FELIX_*} environment variables on top ({@code FELIX_BROKER_ID}, {@code FELIX_ZONE},
- * {@code FELIX_SEED_NODES} (comma separated), {@code FELIX_CLUSTER_PORT}, {@code FELIX_ADMIN_PORT},
- * {@code FELIX_DATA_DIR}, {@code FELIX_JOURNAL_URL}), then reference.conf.
+ * Starts one broker. Config: {@link BrokerConfigLayers} over the file named by the first argument or
+ * {@code FELIX_CONFIG}, over reference.conf.
  */
 @Command(name = "felix-broker", mixinStandardHelpOptions = true, versionProvider = BrokerMain.Version.class,
     description = {"Starts one Felix broker.",
-        "Settings, first match wins: FELIX_* environment variables (FELIX_BROKER_ID, FELIX_ZONE, FELIX_SEED_NODES, "
-            + "FELIX_CLUSTER_PORT, FELIX_ADMIN_PORT, FELIX_DATA_DIR, FELIX_HOST, FELIX_JOURNAL_URL), the config "
+        "Settings, first match wins: system properties (-Dfelix.http.port=8081), FELIX_* environment variables "
+            + "(FELIX_BROKER_ID, FELIX_ZONE, FELIX_HOST, FELIX_DATA_DIR, FELIX_MAX_SHARDS, FELIX_CLIENT_PORT, "
+            + "FELIX_REPLICATION_PORT, FELIX_CLUSTER_PORT, FELIX_SEED_NODES, FELIX_ADMIN_HOST, FELIX_ADMIN_PORT, "
+            + "FELIX_JOURNAL_URL, FELIX_JOURNAL_USER, FELIX_JOURNAL_PASSWORD, FELIX_PLACEMENT_STRATEGY), the config "
             + "file, the defaults in reference.conf."})
 public final class BrokerMain implements Callable<Integer> {
 
@@ -55,7 +55,7 @@ public final class BrokerMain implements Callable<Integer> {
       return 2;
     }
     Config fromFile = file == null ? ConfigFactory.empty() : ConfigFactory.parseFile(file);
-    Config config = fromEnvironment().withFallback(fromFile);
+    Config config = BrokerConfigLayers.of(System.getProperties(), System.getenv(), fromFile);
     BrokerNode broker;
     try {
       broker = BrokerNode.start(config);
@@ -79,35 +79,5 @@ public final class BrokerMain implements Callable<Integer> {
       return 3;
     }
     return 0;
-  }
-
-  private static Config fromEnvironment() {
-    StringBuilder hocon = new StringBuilder();
-    env("FELIX_BROKER_ID", "felix.broker.id", hocon, false);
-    env("FELIX_ZONE", "felix.broker.zone", hocon, true);
-    env("FELIX_DATA_DIR", "felix.broker.data-dir", hocon, true);
-    env("FELIX_HOST", "felix.broker.host", hocon, true);
-    env("FELIX_CLUSTER_PORT", "felix.cluster.port", hocon, false);
-    env("FELIX_ADMIN_PORT", "felix.http.port", hocon, false);
-    env("FELIX_JOURNAL_URL", "felix.persistence.url", hocon, true);
-    String seeds = System.getenv("FELIX_SEED_NODES");
-    if (seeds != null && !seeds.isBlank()) {
-      hocon.append("felix.cluster.seed-nodes = [");
-      String sep = "";
-      for (String seed : seeds.split(",")) {
-        hocon.append(sep).append('"').append(seed.trim()).append('"');
-        sep = ",";
-      }
-      hocon.append("]\n");
-    }
-    return ConfigFactory.parseString(hocon.toString());
-  }
-
-  private static void env(String name, String key, StringBuilder hocon, boolean quoted) {
-    String value = System.getenv(name);
-    if (value != null && !value.isBlank()) {
-      hocon.append(key).append(" = ").append(quoted ? "\"" + value.replace("\"", "\\\"") + "\"" : value.trim())
-          .append('\n');
-    }
   }
 }

@@ -39,8 +39,8 @@ import picocli.CommandLine.Spec;
  * names it always had.
  */
 @Command(name = "produce", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"produce STREAM: each line of stdin becomes one record (its value); prints one line per "
-        + "record on stderr only on failure, and a count at the end.",
+    description = {"produce STREAM: each line of stdin becomes one record (its value); prints the number of "
+        + "records acknowledged on stderr (exit 1 if any was not).",
         "produce --stream NAME [load options]: the load generator (generated records at --rate for --duration "
             + "or --records)."})
 final class ProduceCommand implements Callable<Integer> {

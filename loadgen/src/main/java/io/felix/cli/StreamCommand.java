@@ -15,7 +15,8 @@ final class StreamCommand {
   @Command(name = "create", mixinStandardHelpOptions = true, description = "Create a stream.")
   int create(@Mixin Endpoints endpoints, @Mixin Output output,
       @Parameters(paramLabel = "NAME", description = "stream name") String name,
-      @Option(names = "--shards", defaultValue = "3", description = "number of shards (default ${DEFAULT-VALUE})")
+      @Option(names = "--shards", paramLabel = "N", defaultValue = "3",
+          description = "number of shards (default ${DEFAULT-VALUE})")
       int shards,
       @Option(names = {"--replication-factor", "--rf"}, paramLabel = "N",
           description = "replicas per shard (default: the broker's, 3, or every live broker when fewer)")

@@ -35,7 +35,9 @@ public final class BrokerConfigLayers {
     FELIX_JOURNAL_URL("felix.persistence.url"),
     FELIX_JOURNAL_USER("felix.persistence.user"),
     FELIX_JOURNAL_PASSWORD("felix.persistence.password"),
-    FELIX_PLACEMENT_STRATEGY("felix.control.strategy");
+    FELIX_PLACEMENT_STRATEGY("felix.control.strategy"),
+    FELIX_ADVERTISED_HOST("felix.broker.advertised-host"),
+    FELIX_ADVERTISED_CLIENT_PORT("felix.broker.advertised-client-port");
 
     private final String key;
 

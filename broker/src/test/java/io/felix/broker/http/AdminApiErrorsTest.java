@@ -8,6 +8,8 @@ import com.typesafe.config.ConfigFactory;
 import io.felix.broker.node.BrokerNode;
 import io.felix.broker.BrokerCluster;
 import io.felix.broker.BrokerCluster.Reply;
+import io.felix.client.ClientSettings;
+import io.felix.client.FelixClient;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -35,7 +37,9 @@ class AdminApiErrorsTest {
   @BeforeAll
   static void start() {
     // A default replication factor above the 3 brokers: a stream created without one gets 3, and is told so.
-    cluster = BrokerCluster.start(3, Map.of("felix.http.default-replication-factor", 4));
+    // Clients are told "localhost" while the brokers reach each other on 127.0.0.1.
+    cluster = BrokerCluster.start(3, Map.of("felix.http.default-replication-factor", 4,
+        "felix.broker.advertised-host", "localhost"));
     via = cluster.broker(2);
     BrokerCluster.await(Duration.ofSeconds(20), "3 brokers registered", () -> {
       Reply r = cluster.get(via, "/v1/brokers");
@@ -214,6 +218,20 @@ class AdminApiErrorsTest {
     }
     assertEquals(18, operations);
     assertEquals(false, cluster.get(via, "/v1/placement").json().get("paused").asBoolean(), "resumed last");
+  }
+
+  @Test
+  void clientsAreToldTheAdvertisedHostAndBrokersKeepTheirOwn() throws Exception {
+    for (JsonNode b : cluster.get(via, "/v1/brokers").json()) {
+      assertTrue(b.get("client_address").asText().startsWith("localhost:"), b.toString());
+      assertEquals("127.0.0.1", b.get("host").asText(), b.toString());
+    }
+    try (FelixClient client = new FelixClient(ClientSettings.builder("127.0.0.1:" + via.endpoint().clientPort())
+        .build())) {
+      var brokers = client.metadata().get(10, java.util.concurrent.TimeUnit.SECONDS).getBrokersList();
+      assertEquals(3, brokers.size());
+      brokers.forEach(b -> assertEquals("localhost", b.getHost(), b.toString()));
+    }
   }
 
   private static void expect(int status, String errorPart, Reply reply) {

@@ -141,6 +141,10 @@ public final class BrokerCluster implements AutoCloseable {
     return send(via, admin -> admin.delete(path));
   }
 
+  public Reply patch(BrokerNode via, String path, String json) {
+    return send(via, admin -> admin.patch(path, json));
+  }
+
   private interface AdminCall {
     AdminClient.Reply on(AdminClient admin) throws IOException, InterruptedException;
   }

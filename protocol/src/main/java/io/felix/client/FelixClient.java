@@ -182,6 +182,22 @@ public final class FelixClient implements AutoCloseable {
     return result;
   }
 
+  /**
+   * As {@link #fetch(String, int, long, int, int)}, but an offset outside the log (below its start after retention,
+   * or beyond its end) is reset as {@code reset} says and fetched once more from there; the records returned say
+   * where they start. With {@link OffsetReset#NONE} the fetch fails with {@link OffsetOutOfRangeException}.
+   */
+  public CompletableFuture<FetchResult> fetch(String stream, int shard, long offset, int maxBytes, int maxWaitMs,
+      OffsetReset reset) {
+    return fetch(stream, shard, offset, maxBytes, maxWaitMs).exceptionallyCompose(error -> {
+      if (reset == OffsetReset.NONE || !(FelixException.from(error) instanceof OffsetOutOfRangeException range)) {
+        return CompletableFuture.failedFuture(error);
+      }
+      long from = reset == OffsetReset.EARLIEST ? range.logStartOffset() : range.commitOffset();
+      return fetch(stream, shard, from, maxBytes, maxWaitMs);
+    });
+  }
+
   private void fetchAttempt(String stream, int shard, long offset, Request.Builder request, Duration maxWait,
       int attempt, long deadlineNanos, CompletableFuture<FetchResult> result) {
     CompletableFuture<HostPort> target = settings.mode() == ClientMode.PLAIN

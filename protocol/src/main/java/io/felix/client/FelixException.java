@@ -38,6 +38,9 @@ public class FelixException extends RuntimeException {
   }
 
   public static FelixException broker(Error error) {
+    if (error.getCode() == ErrorCode.OFFSET_OUT_OF_RANGE) {
+      return OffsetOutOfRangeException.of(error);
+    }
     return new FelixException(
         Kind.BROKER_ERROR,
         error.getCode(),

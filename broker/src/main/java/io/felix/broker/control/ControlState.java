@@ -4,9 +4,11 @@ import io.felix.broker.assignment.AssignmentTable;
 import io.felix.broker.assignment.BrokerEndpoint;
 import io.felix.broker.assignment.ShardAssignment;
 import io.felix.broker.assignment.ShardId;
+import io.felix.broker.assignment.StreamConfig;
 import io.felix.broker.control.PlacementEvent.BrokerDraining;
 import io.felix.broker.control.PlacementEvent.BrokerJoined;
 import io.felix.broker.control.PlacementEvent.BrokerRemoved;
+import io.felix.broker.control.PlacementEvent.BrokerUndrained;
 import io.felix.broker.control.PlacementEvent.LeaderPromoted;
 import io.felix.broker.control.PlacementEvent.MoveAborted;
 import io.felix.broker.control.PlacementEvent.MoveCompleted;
@@ -15,7 +17,9 @@ import io.felix.broker.control.PlacementEvent.MoveStarted;
 import io.felix.broker.control.PlacementEvent.PlacementPaused;
 import io.felix.broker.control.PlacementEvent.PlacementResumed;
 import io.felix.broker.control.PlacementEvent.ShardPlaced;
+import io.felix.broker.control.PlacementEvent.StreamConfigChanged;
 import io.felix.broker.control.PlacementEvent.StreamCreated;
+import io.felix.broker.control.PlacementEvent.StreamShardsAdded;
 import io.felix.broker.control.PlacementEvent.StreamDeleted;
 import io.felix.broker.control.PlacementEvent.TableVersionRaised;
 import java.util.ArrayList;
@@ -60,12 +64,22 @@ public record ControlState(
   /** A broker as the control plane knows it; {@code zone} is empty for none, {@code maxShards} 0 for no cap. */
   public record BrokerRecord(int id, String zone, int maxShards, BrokerEndpoint endpoint, boolean draining) {}
 
-  /** @param incarnation new for every creation of the name (null: the name's legacy incarnation) */
-  public record StreamRecord(String name, int shards, int replicationFactor, UUID incarnation) {
+  /**
+   * @param incarnation new for every creation of the name (null: the name's legacy incarnation)
+   * @param config the stream's own settings (null in snapshots written before them: the defaults)
+   */
+  public record StreamRecord(String name, int shards, int replicationFactor, UUID incarnation, StreamConfig config) {
     public StreamRecord {
       if (incarnation == null) {
         incarnation = ShardAssignment.legacyIncarnation(name);
       }
+      if (config == null) {
+        config = StreamConfig.DEFAULTS;
+      }
+    }
+
+    public StreamRecord(String name, int shards, int replicationFactor, UUID incarnation) {
+      this(name, shards, replicationFactor, incarnation, null);
     }
   }
 
@@ -105,10 +119,20 @@ public record ControlState(
     } else if (event instanceof BrokerDraining e) {
       BrokerRecord b = brokers.get(e.brokerId());
       brokers.put(b.id(), new BrokerRecord(b.id(), b.zone(), b.maxShards(), b.endpoint(), true));
+    } else if (event instanceof BrokerUndrained e) {
+      BrokerRecord b = brokers.get(e.brokerId());
+      brokers.put(b.id(), new BrokerRecord(b.id(), b.zone(), b.maxShards(), b.endpoint(), false));
     } else if (event instanceof BrokerRemoved e) {
       brokers.remove(e.brokerId());
     } else if (event instanceof StreamCreated e) {
-      streams.put(e.stream(), new StreamRecord(e.stream(), e.shards(), e.replicationFactor(), e.incarnation()));
+      streams.put(e.stream(), new StreamRecord(e.stream(), e.shards(), e.replicationFactor(), e.incarnation(),
+          e.config()));
+    } else if (event instanceof StreamConfigChanged e) {
+      streams.computeIfPresent(e.stream(), (name, s) -> new StreamRecord(name, s.shards(), s.replicationFactor(),
+          s.incarnation(), e.config()));
+    } else if (event instanceof StreamShardsAdded e) {
+      streams.computeIfPresent(e.stream(), (name, s) -> new StreamRecord(name, e.shards(), s.replicationFactor(),
+          s.incarnation(), s.config()));
     } else if (event instanceof StreamDeleted e) {
       streams.remove(e.stream());
       shards.keySet().removeIf(id -> id.stream().equals(e.stream()));
@@ -165,6 +189,9 @@ public record ControlState(
     brokers.values().forEach(b -> endpoints.put(b.id(), b.endpoint()));
     Map<String, Integer> shardCounts = new TreeMap<>();
     streams.values().forEach(s -> shardCounts.put(s.name(), s.shards()));
+    Map<String, StreamConfig> configs = new TreeMap<>();
+    streams.values().stream().filter(s -> !s.config().equals(StreamConfig.DEFAULTS))
+        .forEach(s -> configs.put(s.name(), s.config()));
     SortedMap<ShardId, ShardAssignment> table = new TreeMap<>(shards);
     for (MoveRecord move : moves.values()) {
       ShardAssignment a = table.get(move.shard());
@@ -173,7 +200,7 @@ public record ControlState(
             a.incarnation()));
       }
     }
-    return new AssignmentTable(tableVersion, endpoints, shardCounts, table);
+    return new AssignmentTable(tableVersion, endpoints, shardCounts, table, configs);
   }
 
   public List<ShardAssignment> shardsOf(String stream) {

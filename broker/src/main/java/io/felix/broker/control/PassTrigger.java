@@ -16,6 +16,7 @@ public enum PassTrigger {
   BROKER_JOINED("broker joined"),
   STREAM_CREATED("stream created"),
   DRAIN_REQUESTED("drain requested"),
+  DRAIN_STOPPED("drain stopped"),
   RESUMED("resumed"),
   /** Cluster membership: named after the Pekko event, as the admin API showed them. */
   MEMBER_UP("MemberUp"),

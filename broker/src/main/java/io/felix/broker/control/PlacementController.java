@@ -4,6 +4,7 @@ import io.felix.broker.assignment.AssignmentTable;
 import io.felix.broker.assignment.BrokerEndpoint;
 import io.felix.broker.assignment.ShardAssignment;
 import io.felix.broker.assignment.ShardId;
+import io.felix.broker.assignment.StreamConfig;
 import io.felix.broker.control.PlacementDecisions.Decision;
 import io.felix.broker.control.PlacementEvent.MoveAborted;
 import io.felix.broker.control.PlacementEvent.MoveCompleted;
@@ -67,12 +68,26 @@ public final class PlacementController
   public record RegisterBroker(int brokerId, String zone, int maxShards, BrokerEndpoint endpoint)
       implements Command, ControlMessage {}
 
-  public record CreateStream(String name, int shards, int replicationFactor, ActorRef<ControlReply> replyTo)
+  /** @param config the stream's own settings ({@link StreamConfig#DEFAULTS}: the broker defaults) */
+  public record CreateStream(String name, int shards, int replicationFactor, StreamConfig config,
+      ActorRef<ControlReply> replyTo) implements Command, ControlMessage {
+    public CreateStream(String name, int shards, int replicationFactor, ActorRef<ControlReply> replyTo) {
+      this(name, shards, replicationFactor, StreamConfig.DEFAULTS, replyTo);
+    }
+  }
+
+  /**
+   * PATCH /v1/streams/{name}: the settings {@code change} sets (non-null) replace the stream's; {@code shards}, when
+   * not null, is the new (larger) shard count.
+   */
+  public record ChangeStream(String name, StreamConfig change, Integer shards, ActorRef<ControlReply> replyTo)
       implements Command, ControlMessage {}
 
   public record DeleteStream(String name, ActorRef<ControlReply> replyTo) implements Command, ControlMessage {}
 
   public record DrainBroker(int brokerId, ActorRef<ControlReply> replyTo) implements Command, ControlMessage {}
+
+  public record UndrainBroker(int brokerId, ActorRef<ControlReply> replyTo) implements Command, ControlMessage {}
 
   public record RemoveBroker(int brokerId, ActorRef<ControlReply> replyTo) implements Command, ControlMessage {}
 
@@ -221,10 +236,14 @@ public final class PlacementController
     return newCommandHandlerBuilder().forAnyState()
         .onCommand(RegisterBroker.class, this::onRegisterBroker)
         .onCommand(CreateStream.class, (s, c) -> reply(decisions.createStream(s, liveness.available(), c.name(),
-            c.shards(), c.replicationFactor()), c.replyTo(), PassTrigger.STREAM_CREATED))
+            c.shards(), c.replicationFactor(), c.config()), c.replyTo(), PassTrigger.STREAM_CREATED))
+        .onCommand(ChangeStream.class, (s, c) -> reply(decisions.changeStream(s, liveness.available(), c.name(),
+            c.change(), c.shards()), c.replyTo(), c.shards() == null ? null : PassTrigger.STREAM_CREATED))
         .onCommand(DeleteStream.class, (s, c) -> reply(decisions.deleteStream(s, c.name()), c.replyTo(), null))
         .onCommand(DrainBroker.class, (s, c) -> reply(decisions.drain(s, c.brokerId()), c.replyTo(),
             PassTrigger.DRAIN_REQUESTED))
+        .onCommand(UndrainBroker.class, (s, c) -> reply(decisions.undrain(s, c.brokerId()), c.replyTo(),
+            PassTrigger.DRAIN_STOPPED))
         .onCommand(RemoveBroker.class, (s, c) -> reply(decisions.remove(s, c.brokerId()), c.replyTo(), null))
         .onCommand(PausePlacement.class, (s, c) -> reply(decisions.pause(s, clock.millis()), c.replyTo(), null))
         .onCommand(ResumePlacement.class, (s, c) -> reply(decisions.resume(s, clock.millis()), c.replyTo(),

@@ -2,14 +2,19 @@ package io.felix.broker.control;
 
 import io.felix.broker.assignment.ShardAssignment;
 import io.felix.broker.assignment.ShardId;
+import io.felix.broker.assignment.StreamConfig;
 import io.felix.broker.control.ControlState.BrokerRecord;
+import io.felix.broker.control.ControlState.StreamRecord;
 import io.felix.broker.control.PlacementEvent.BrokerDraining;
+import io.felix.broker.control.PlacementEvent.BrokerUndrained;
 import io.felix.broker.control.PlacementEvent.BrokerJoined;
 import io.felix.broker.control.PlacementEvent.BrokerRemoved;
 import io.felix.broker.control.PlacementEvent.MoveStarted;
 import io.felix.broker.control.PlacementEvent.PlacementPaused;
 import io.felix.broker.control.PlacementEvent.PlacementResumed;
+import io.felix.broker.control.PlacementEvent.StreamConfigChanged;
 import io.felix.broker.control.PlacementEvent.StreamCreated;
+import io.felix.broker.control.PlacementEvent.StreamShardsAdded;
 import io.felix.broker.control.PlacementEvent.StreamDeleted;
 import io.felix.placement.Action;
 import io.felix.placement.ClusterSnapshot;
@@ -57,6 +62,12 @@ public final class PlacementDecisions {
   }
 
   public Decision createStream(ControlState state, Set<Integer> available, String name, int shards, int rf) {
+    return createStream(state, available, name, shards, rf, StreamConfig.DEFAULTS);
+  }
+
+  /** Creates a stream with its own settings ({@code config}, already valid: {@link StreamConfig} checks itself). */
+  public Decision createStream(ControlState state, Set<Integer> available, String name, int shards, int rf,
+      StreamConfig config) {
     if (name == null || !STREAM_NAME.matcher(name).matches()) {
       return Decision.refuse(ControlReply.invalid("name: must be 1-128 letters, digits, '.', '_' or '-', starting with a"
           + " letter or digit, got " + (name == null ? "nothing" : "'" + name + "'")));
@@ -80,13 +91,49 @@ public final class PlacementDecisions {
         PlacementSnapshots.of(state, available, settings), name, shards, rf);
     Plan plan = Planner.plan(snapshot);
     List<PlacementEvent> events = new ArrayList<>();
-    events.add(new StreamCreated(name, shards, rf, UUID.randomUUID()));
+    events.add(new StreamCreated(name, shards, rf, UUID.randomUUID(), config));
     for (Step step : plan.steps()) {
       if (step.action() == Action.PLACE && step.group().equals(name)) {
         events.add(PlacementSnapshots.placed(step));
       }
     }
     return new Decision(events, ControlReply.done("stream '" + name + "' created with " + shards + " shards"));
+  }
+
+  /**
+   * PATCH: the settings {@code change} sets replace the stream's, and a larger {@code shards} (null: unchanged) adds
+   * shards placed by the same rules as a new stream's; a change that changes nothing persists nothing.
+   */
+  public Decision changeStream(ControlState state, Set<Integer> available, String name, StreamConfig change,
+      Integer shards) {
+    StreamRecord stream = state.streams().get(name);
+    if (stream == null) {
+      return Decision.refuse(ControlReply.notFound("stream '" + name + "' does not exist"));
+    }
+    if (shards != null && (shards < stream.shards() || shards > MAX_SHARDS_PER_STREAM)) {
+      return Decision.refuse(ControlReply.invalid("shards: can only grow, up to " + MAX_SHARDS_PER_STREAM
+          + ": the stream has " + stream.shards() + ", got " + shards));
+    }
+    List<PlacementEvent> events = new ArrayList<>();
+    StreamConfig changed = stream.config().changedBy(change);
+    if (!changed.equals(stream.config())) {
+      events.add(new StreamConfigChanged(name, changed));
+    }
+    if (shards != null && shards > stream.shards()) {
+      Plan plan = Planner.plan(PlacementSnapshots.withShardCount(PlacementSnapshots.of(state, available, settings),
+          name, shards));
+      events.add(new StreamShardsAdded(name, shards));
+      for (Step step : plan.steps()) {
+        if (step.action() == Action.PLACE && step.group().equals(name) && step.shard() >= stream.shards()) {
+          events.add(PlacementSnapshots.placed(step));
+        }
+      }
+    }
+    if (events.isEmpty()) {
+      return Decision.refuse(ControlReply.done("stream '" + name + "' already has these settings"));
+    }
+    return new Decision(events, ControlReply.done("stream '" + name + "' changed: " + changed
+        + (shards != null && shards > stream.shards() ? ", " + shards + " shards" : "")));
   }
 
   public Decision deleteStream(ControlState state, String name) {
@@ -105,6 +152,18 @@ public final class PlacementDecisions {
       return Decision.refuse(ControlReply.done("broker " + brokerId + " is already draining"));
     }
     return new Decision(List.of(new BrokerDraining(brokerId)), ControlReply.done("broker " + brokerId + " is draining"));
+  }
+
+  public Decision undrain(ControlState state, int brokerId) {
+    BrokerRecord broker = state.brokers().get(brokerId);
+    if (broker == null) {
+      return Decision.refuse(ControlReply.notFound("broker " + brokerId + " is not known"));
+    }
+    if (!broker.draining()) {
+      return Decision.refuse(ControlReply.done("broker " + brokerId + " is not draining"));
+    }
+    return new Decision(List.of(new BrokerUndrained(brokerId)),
+        ControlReply.done("broker " + brokerId + " is no longer draining: it takes shards again"));
   }
 
   public Decision remove(ControlState state, int brokerId) {

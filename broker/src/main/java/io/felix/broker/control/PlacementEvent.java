@@ -3,6 +3,7 @@ package io.felix.broker.control;
 import io.felix.broker.assignment.BrokerEndpoint;
 import io.felix.broker.assignment.ShardAssignment;
 import io.felix.broker.assignment.ShardId;
+import io.felix.broker.assignment.StreamConfig;
 import java.util.List;
 import java.util.UUID;
 
@@ -19,18 +20,31 @@ public sealed interface PlacementEvent extends JournalRecord {
   /** An operator asked for every shard to be moved off the broker; it takes nothing new. */
   record BrokerDraining(int brokerId) implements PlacementEvent {}
 
+  /** An operator stopped a drain: the broker takes shards again (moves already made stay; rebalancing evens out). */
+  record BrokerUndrained(int brokerId) implements PlacementEvent {}
+
   /** A drained broker was removed from the cluster's broker list. */
   record BrokerRemoved(int brokerId) implements PlacementEvent {}
 
   /**
    * @param incarnation new for every creation (null in journals written before incarnations: then the stream's
    *     {@link io.felix.broker.assignment.ShardAssignment#legacyIncarnation})
+   * @param config the stream's own settings (null in journals written before them: {@link StreamConfig#DEFAULTS})
    */
-  record StreamCreated(String stream, int shards, int replicationFactor, UUID incarnation) implements PlacementEvent {
+  record StreamCreated(String stream, int shards, int replicationFactor, UUID incarnation, StreamConfig config)
+      implements PlacementEvent {
     public StreamCreated {
       if (incarnation == null) {
         incarnation = ShardAssignment.legacyIncarnation(stream);
       }
+      if (config == null) {
+        config = StreamConfig.DEFAULTS;
+      }
+    }
+
+    /** A stream with the default settings. */
+    public StreamCreated(String stream, int shards, int replicationFactor, UUID incarnation) {
+      this(stream, shards, replicationFactor, incarnation, null);
     }
   }
 
@@ -69,4 +83,10 @@ public sealed interface PlacementEvent extends JournalRecord {
    * it had published): the next table is numbered above it, so no version is issued twice with different content.
    */
   record TableVersionRaised(long heldVersion) implements PlacementEvent {}
+
+  /** PATCH /v1/streams/{name}: the stream's settings are now {@code config} (the whole of them, not the change). */
+  record StreamConfigChanged(String stream, StreamConfig config) implements PlacementEvent {}
+
+  /** PATCH raised the stream's shard count to {@code shards}; the new shards' {@link ShardPlaced} events follow. */
+  record StreamShardsAdded(String stream, int shards) implements PlacementEvent {}
 }

@@ -63,6 +63,13 @@ public final class PlacementSnapshots {
     return snapshot.withGroups(groups);
   }
 
+  /** The snapshot with the stream's shard count raised to {@code shards} (the new ones unplaced). */
+  public static ClusterSnapshot withShardCount(ClusterSnapshot snapshot, String name, int shards) {
+    List<Group> groups = snapshot.groups().stream()
+        .map(g -> g.name().equals(name) ? Group.stream(name, shards, g.replicationFactor()) : g).toList();
+    return snapshot.withGroups(groups);
+  }
+
   /** A new shard's first assignment: epoch 1. */
   public static ShardPlaced placed(Step step) {
     if (step.action() != Action.PLACE) {

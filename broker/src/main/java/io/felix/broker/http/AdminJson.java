@@ -66,7 +66,19 @@ final class AdminJson {
     node.put("name", s.name());
     node.put("shards", s.shards());
     node.put("replication_factor", s.replicationFactor());
+    ObjectNode config = node.putObject("config"); // the stream's own settings; null: the broker's default
+    putOrNull(config, "retention_ms", s.config().retentionMs());
+    putOrNull(config, "retention_bytes", s.config().retentionBytes());
+    putOrNull(config, "segment_bytes", s.config().segmentBytes());
     return node;
+  }
+
+  private static void putOrNull(ObjectNode node, String field, Long value) {
+    if (value == null) {
+      node.putNull(field);
+    } else {
+      node.put(field, value);
+    }
   }
 
   /**
@@ -109,6 +121,7 @@ final class AdminJson {
       });
       ArrayNode inSync = shard.putArray("in_sync");
       ReplicaStatus leader = answers.get(a.leader());
+      putOrNull(shard, "log_start_offset", leader == null ? null : leader.logStartOffset());
       if (leader != null) {
         leader.inSync().forEach(inSync::add);
       }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.felix.broker.assignment.AssignmentTable;
 import io.felix.broker.assignment.ShardId;
+import io.felix.broker.assignment.StreamConfig;
 import io.felix.broker.control.AssignmentHolder;
 import io.felix.broker.control.ControlReply;
 import io.felix.broker.control.ControlSettings;
@@ -15,7 +16,10 @@ import io.felix.broker.metrics.BrokerMetrics;
 import io.felix.broker.metrics.MetricsRoute;
 import io.felix.broker.shard.ReplicaStatus;
 import java.time.Duration;
+import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BiFunction;
@@ -97,11 +101,14 @@ public final class AdminRoutes extends AllDirectives {
         path("health", () -> get(() -> json(StatusCodes.OK, AdminJson.message("up")))),
         path("ready", () -> get(this::ready)),
         MetricsRoute.create(BrokerMetrics.of(system)),
+        ConsoleRoute.create(),
         pathPrefix("v1", () -> concat(
             path("brokers", () -> get(() -> withStatuses(shard -> true, (view, statuses) -> ok(AdminJson.brokers(
                 view, UnderReplication.perLeader(view.state().shards().values(), statuses)))))),
             path(PathMatchers.segment("brokers").slash(PathMatchers.integerSegment()).slash("drain"),
-                id -> post(() -> command(r -> new PlacementController.DrainBroker(id, r)))),
+                id -> concat(
+                    post(() -> command(r -> new PlacementController.DrainBroker(id, r))),
+                    delete(() -> command(r -> new PlacementController.UndrainBroker(id, r))))),
             path(PathMatchers.segment("brokers").slash(PathMatchers.segment()), id -> delete(() -> brokerId(id,
                 n -> command(StatusCodes.NO_CONTENT, r -> new PlacementController.RemoveBroker(n, r))))),
             path("streams", () -> concat(
@@ -110,6 +117,7 @@ public final class AdminRoutes extends AllDirectives {
                 post(() -> body(this::createStream)))),
             path(PathMatchers.segment("streams").slash(PathMatchers.segment()), name -> concat(
                 get(() -> describeStream(name)),
+                patch(() -> body(b -> changeStream(name, b))),
                 delete(() -> command(StatusCodes.NO_CONTENT, r -> new PlacementController.DeleteStream(name, r))))),
             path("replication-status", () -> get(() -> parameterOptional("format", format ->
                 withView(view -> {
@@ -154,12 +162,13 @@ public final class AdminRoutes extends AllDirectives {
    * per shard, or as many as there are live brokers that can take replicas when fewer (the answer says so).
    */
   private Route createStream(JsonNode body) {
-    onlyFields(body, "name", "shards", "replication_factor");
+    onlyFields(body, "name", "shards", "replication_factor", "retention_ms", "retention_bytes", "segment_bytes");
     String name = text(body, "name");
     int shards = integer(body, "shards");
+    StreamConfig config = streamConfig(body);
     if (body.has("replication_factor")) {
       int rf = integer(body, "replication_factor");
-      return command(StatusCodes.CREATED, r -> new PlacementController.CreateStream(name, shards, rf, r));
+      return command(StatusCodes.CREATED, r -> new PlacementController.CreateStream(name, shards, rf, config, r));
     }
     return withView(view -> {
       long eligible = view.state().brokers().values().stream()
@@ -167,8 +176,52 @@ public final class AdminRoutes extends AllDirectives {
       int rf = (int) Math.max(1, Math.min(defaultReplicationFactor, eligible));
       String note = rf < defaultReplicationFactor ? " (replication factor " + rf + ", not the default "
           + defaultReplicationFactor + ": only " + eligible + " live brokers can take replicas)" : "";
-      return command(StatusCodes.CREATED, note, r -> new PlacementController.CreateStream(name, shards, rf, r));
+      return command(StatusCodes.CREATED, note,
+          r -> new PlacementController.CreateStream(name, shards, rf, config, r));
     });
+  }
+
+  /** The settings a stream may change; any other field is refused, so that nothing is silently ignored. */
+  private static final Set<String> CHANGEABLE = Set.of("retention_ms", "retention_bytes", "segment_bytes", "shards");
+
+  private Route changeStream(String name, JsonNode body) {
+    for (Iterator<String> fields = body.fieldNames(); fields.hasNext(); ) {
+      String field = fields.next();
+      if (!CHANGEABLE.contains(field)) {
+        throw new BadField(field + ": cannot be changed (changeable: retention_ms, retention_bytes, segment_bytes, "
+            + "shards)");
+      }
+    }
+    StreamConfig change = streamConfig(body);
+    Integer shards = body.has("shards") ? integer(body, "shards") : null;
+    if (change.equals(StreamConfig.DEFAULTS) && shards == null) {
+      throw new BadField("the body names no setting to change (retention_ms, retention_bytes, segment_bytes, "
+          + "shards)");
+    }
+    return command(r -> new PlacementController.ChangeStream(name, change, shards, r));
+  }
+
+  /** A stream's own settings from a body: each optional (absent: the broker default, or unchanged). */
+  private static StreamConfig streamConfig(JsonNode body) {
+    Long retentionMs = optionalLong(body, "retention_ms");
+    Long retentionBytes = optionalLong(body, "retention_bytes");
+    Long segmentBytes = optionalLong(body, "segment_bytes");
+    List<String> problems = StreamConfig.problems(retentionMs, retentionBytes, segmentBytes);
+    if (!problems.isEmpty()) {
+      throw new BadField(String.join("; ", problems));
+    }
+    return new StreamConfig(retentionMs, retentionBytes, segmentBytes);
+  }
+
+  private static Long optionalLong(JsonNode body, String field) {
+    JsonNode value = body.get(field);
+    if (value == null) {
+      return null;
+    }
+    if (!value.isIntegralNumber() || !value.canConvertToLong()) {
+      throw new BadField(field + ": must be an integer");
+    }
+    return value.longValue();
   }
 
   private Route startMove(JsonNode body) {

@@ -60,6 +60,29 @@ final class EpochIndex {
     return changed;
   }
 
+  /**
+   * Retention moved the log start to {@code startOffset}: drops the epochs that end at or before it and starts the
+   * first one kept there (Kafka's truncateFromStart), so that the first entry names the first segment's base offset.
+   * Returns whether anything changed.
+   */
+  synchronized boolean truncateFromStart(long startOffset) {
+    boolean changed = false;
+    while (entries.size() > 1 && entries.get(1).startOffset() <= startOffset) {
+      entries.remove(0);
+      changed = true;
+    }
+    if (!entries.isEmpty() && entries.get(0).startOffset() < startOffset) {
+      entries.set(0, new EpochStart(entries.get(0).epoch(), startOffset));
+      changed = true;
+    }
+    return changed;
+  }
+
+  /** Forgets every epoch: the log dropped all its batches to start again further on. */
+  synchronized void clear() {
+    entries.clear();
+  }
+
   void persist() throws IOException {
     StringBuilder text = new StringBuilder();
     for (EpochStart e : entries()) {

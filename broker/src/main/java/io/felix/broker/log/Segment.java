@@ -33,6 +33,8 @@ final class Segment {
   private volatile long nextOffset;
   /** Set when {@link #openSealed} found the index file unusable and rebuilt the index from the batch headers. */
   private boolean indexRebuilt;
+  /** The largest batch timestamp of this sealed segment, read once by {@link #largestTimestamp}; null before. */
+  private volatile Long largestTimestamp;
 
   private Segment(SegmentName name, Path file, FileChannel channel, int indexInterval) throws IOException {
     this.name = name;
@@ -101,6 +103,29 @@ final class Segment {
       pos += LogBatch.HEADER_BYTES + length;
     }
     return expected == end;
+  }
+
+  /**
+   * The largest {@code maxTimestamp} of this segment's batches (what time-based retention compares), found by walking
+   * the batch headers once and kept: only called on sealed segments, which no longer change. Long.MIN_VALUE when
+   * the segment holds no batch.
+   */
+  long largestTimestamp() throws IOException {
+    Long known = largestTimestamp;
+    if (known != null) {
+      return known;
+    }
+    int limit = size;
+    long largest = Long.MIN_VALUE;
+    ByteBuffer header = ByteBuffer.allocate(LogBatch.HEADER_BYTES);
+    for (int pos = 0; pos + LogBatch.HEADER_BYTES <= limit; ) {
+      header.clear();
+      readFully(header, pos, limit);
+      largest = Math.max(largest, header.getLong(LogBatch.MAX_TS_AT));
+      pos += LogBatch.HEADER_BYTES + header.getInt(LogBatch.LENGTH_AT);
+    }
+    largestTimestamp = largest;
+    return largest;
   }
 
   /** Writes the index file of this segment, which is being sealed (the caller fsyncs the directory). */

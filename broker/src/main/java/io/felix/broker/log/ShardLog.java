@@ -38,6 +38,9 @@ import org.slf4j.LoggerFactory;
  *       and clean close).
  *   <li>{@value #LOCK}: locked while the log is open, so two owners can never write one directory.
  * </ul>
+ * The log start offset is not stored anywhere: it is the first segment's base offset. Retention
+ * ({@link #deleteSegmentsPastRetention}) deletes whole sealed segments, oldest first, and fsyncs the directory, so the
+ * files left are always a contiguous log and a restart finds the start where retention left it.
  *
  * <h2>Invariants</h2>
  * Offsets are contiguous: each batch starts where the previous one ended, across segments; a segment's first batch
@@ -98,6 +101,8 @@ public final class ShardLog implements AutoCloseable {
   private volatile IOException failure;
   private volatile boolean closed;
   private long recoveryPoint;
+  /** The active segment rolls when the next batch would take it past this (the stream's segment_bytes). */
+  private long rollBytes;
 
   private ShardLog(Path dir, LogSettings settings, FlushScheduler flusher, FileChannel lockChannel, FileLock lock) {
     this.dir = dir;
@@ -108,6 +113,7 @@ public final class ShardLog implements AutoCloseable {
     this.recoveryPointFile = new CheckpointFile(dir, RECOVERY_POINT);
     this.lockChannel = lockChannel;
     this.lock = lock;
+    this.rollBytes = settings.segmentBytes();
   }
 
   /**
@@ -145,7 +151,8 @@ public final class ShardLog implements AutoCloseable {
     return dir;
   }
 
-  LogSettings settings() {
+  /** The settings the log was opened with (its segment size is the default a stream's own may replace). */
+  public LogSettings settings() {
     return settings;
   }
 
@@ -240,7 +247,7 @@ public final class ShardLog implements AutoCloseable {
   private void write(ByteBuffer header, ByteBuffer payload, long base, long next, long epoch) {
     try {
       int bytes = header.remaining() + payload.remaining();
-      if (active.size() > 0 && active.size() + (long) bytes > settings.segmentBytes()) {
+      if (active.size() > 0 && active.size() + (long) bytes > rollBytes) {
         roll();
       }
       if (epochs.observe(epoch, base)) {
@@ -405,7 +412,7 @@ public final class ShardLog implements AutoCloseable {
     return logEndOffset;
   }
 
-  /** The first offset held (no retention yet: the first segment's base offset, 0 for a new log). */
+  /** The first offset held: the first segment's base offset (0 for a new log; retention moves it forward). */
   public long logStartOffset() {
     return segments.firstKey();
   }
@@ -445,6 +452,113 @@ public final class ShardLog implements AutoCloseable {
   /** Number of segment files. */
   public int segmentCount() {
     return segments.size();
+  }
+
+  // ---- retention (owner thread) ----
+
+  /**
+   * Sets the size at which the active segment rolls (the stream's {@code segment_bytes}); batches already written
+   * stay where they are. A batch larger than this still fits: it gets a segment of its own.
+   */
+  public void rollAt(long segmentBytes) {
+    if (segmentBytes < LogBatch.HEADER_BYTES + 1 || segmentBytes > LogSettings.MAX_SEGMENT_BYTES) {
+      throw new IllegalArgumentException("segment size " + segmentBytes + " is outside [" + (LogBatch.HEADER_BYTES + 1)
+          + ", " + LogSettings.MAX_SEGMENT_BYTES + "]");
+    }
+    rollBytes = segmentBytes;
+  }
+
+  /**
+   * Deletes the oldest sealed segments while the oldest is past either limit: its largest timestamp older than
+   * {@code retentionMs} before {@code nowMillis}, or the log larger than {@code retentionBytes} without it (Kafka's
+   * rule); a negative limit is no limit. Never the active segment, and never a segment holding offsets at or after
+   * {@code upToOffset} (the commit offset: retention deletes only what every consumer could have read).
+   *
+   * @return the log start offset afterwards
+   * @throws UncheckedIOException if a deletion fails; the log is then failed
+   */
+  public long deleteSegmentsPastRetention(long retentionMs, long retentionBytes, long nowMillis, long upToOffset) {
+    checkWritable();
+    List<Segment> doomed = new ArrayList<>();
+    long total = 0;
+    for (Segment s : segments.values()) {
+      total += s.size();
+    }
+    try {
+      for (Segment s : segments.headMap(active.baseOffset()).values()) {
+        boolean bySize = retentionBytes >= 0 && total - s.size() >= retentionBytes;
+        boolean byTime = retentionMs >= 0 && nowMillis - s.largestTimestamp() > retentionMs;
+        if (s.nextOffset() > upToOffset || !(bySize || byTime)) {
+          break;
+        }
+        doomed.add(s);
+        total -= s.size();
+      }
+      if (doomed.isEmpty()) {
+        return logStartOffset();
+      }
+      truncations.incrementAndGet(); // odd: readers back off, then see the new start
+      try {
+        synchronized (flushLock) {
+          for (Segment s : doomed) {
+            segments.remove(s.baseOffset()); // oldest first: a crash leaves a contiguous suffix
+            s.closeAndDelete();
+          }
+          if (epochs.truncateFromStart(logStartOffset())) {
+            epochs.persist();
+          }
+          CheckpointFile.forceDirectory(dir);
+        }
+      } finally {
+        truncations.incrementAndGet();
+      }
+    } catch (IOException e) {
+      fail(e);
+      throw new UncheckedIOException("retention in " + dir + " failed; the log is failed", e);
+    }
+    log.info("Retention deleted {} segment(s) of log {}: it now starts at offset {} ({} bytes kept)", doomed.size(),
+        dir, logStartOffset(), total);
+    return logStartOffset();
+  }
+
+  /**
+   * Drops every batch and starts the log again, empty, at {@code offset} beyond its end: a follower whose whole log
+   * lies below the leader's log start (retention deleted what it would fetch next) copies from the leader's start.
+   * Crash-safe: the new segment is created first and the old ones deleted oldest first, so a crash leaves either the
+   * old log's suffix (the new empty segment after a gap is dropped on open as a torn tail) or the new log.
+   */
+  public void restartAt(long offset) {
+    checkWritable();
+    long end = logEndOffset;
+    if (offset <= end) {
+      throw new IllegalArgumentException("log " + dir + " ends at " + end + ", not below " + offset);
+    }
+    truncations.incrementAndGet();
+    try {
+      synchronized (flushLock) {
+        Segment next = Segment.create(dir, offset, settings.indexIntervalBytes());
+        CheckpointFile.forceDirectory(dir);
+        List<Segment> old = new ArrayList<>(segments.values());
+        segments.put(offset, next);
+        for (Segment s : old) {
+          segments.remove(s.baseOffset());
+          s.closeAndDelete();
+        }
+        active = next;
+        logEndOffset = offset;
+        durableOffset = offset;
+        epochs.clear();
+        epochs.persist();
+        writeRecoveryPoint(offset);
+      }
+    } catch (IOException e) {
+      fail(e);
+      throw new UncheckedIOException("restarting " + dir + " at offset " + offset + " failed; the log is failed", e);
+    } finally {
+      truncations.incrementAndGet();
+    }
+    waiters.completeReached();
+    log.info("Log {} dropped offsets [.., {}) and starts again at offset {}", dir, end, offset);
   }
 
   // ---- truncation, close (owner thread) ----

@@ -75,6 +75,8 @@ public final class BrokerMetrics implements Extension {
       "Records the follower still lacks behind this leader's log end", "stream", "shard", "follower");
   private final Gauge commitOffset = gauge("felix_commit_offset",
       "Commit offset (high watermark) of each shard replica on this broker", "stream", "shard");
+  private final Gauge logStartOffset = gauge("felix_log_start_offset",
+      "First offset each shard replica on this broker holds (retention moves it forward)", "stream", "shard");
   private final Counter forwardedBatches = counter("felix_forwarded_batches_total",
       "Plain-mode batches this broker forwarded to the shard's leader, per leader broker", "leader");
   private final Counter forwardedBytes = counter("felix_forwarded_bytes_total",
@@ -124,6 +126,10 @@ public final class BrokerMetrics implements Extension {
     commitOffset.labelValues(shard.stream(), Integer.toString(shard.shard())).set(offset);
   }
 
+  public void logStartOffset(ShardId shard, long offset) {
+    logStartOffset.labelValues(shard.stream(), Integer.toString(shard.shard())).set(offset);
+  }
+
   /** Whether a shard this broker leads has fewer replicas in sync than in its replica set. */
   public synchronized void underReplicated(ShardId shard, boolean under) {
     boolean changed = under ? underReplicated.add(shard) : underReplicated.remove(shard);
@@ -139,6 +145,7 @@ public final class BrokerMetrics implements Extension {
     String shardNo = Integer.toString(shard.shard());
     replicationLag.removeIf(labels -> labels.get(0).equals(shard.stream()) && labels.get(1).equals(shardNo));
     commitOffset.remove(shard.stream(), shardNo);
+    logStartOffset.remove(shard.stream(), shardNo);
   }
 
   public void batchForwarded(int leader, long bytes) {

@@ -69,7 +69,7 @@ public final class BrokerNode implements AutoCloseable {
     }
     if (!clusterSettings.seedNodes().isEmpty()) {
       List<Address> seeds = clusterSettings.seedNodes().stream().map(AddressFromURIString::parse).toList();
-      ClusterJoin.start(system, seeds, settings.dataDir(), clusterSettings.rejoinTimeout());
+      ClusterJoin.start(system, seeds);
     }
     log.info("Broker {} started: cluster address {}, admin port {}", settings.id(), address(system),
         started.admin().port());

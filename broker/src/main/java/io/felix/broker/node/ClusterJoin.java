@@ -1,18 +1,11 @@
 package io.felix.broker.node;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.nio.channels.FileChannel;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.time.Duration;
 import java.util.List;
 import org.apache.pekko.actor.Address;
 import org.apache.pekko.actor.typed.ActorSystem;
-import org.apache.pekko.cluster.MemberStatus;
 import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.cluster.typed.Join;
 import org.apache.pekko.cluster.typed.JoinSeedNodes;
@@ -22,67 +15,47 @@ import org.slf4j.LoggerFactory;
 /**
  * How a broker joins its cluster through the configured seed nodes.
  *
- * <p>Pekko lets the first seed node form a new cluster when no other seed answers within
- * {@code seed-node-timeout} (5 s). That is right for the very first start, but a first seed node that is
- * restarted while the others run (a crash, a kill, a rolling restart) may not hear from them that quickly on a
- * loaded machine: it would then form a second cluster beside the first, with a second placement singleton on the
- * same journal. So a broker that has been a member before ({@value #MARKER} in its data directory, written once
- * it is up) forms a cluster at once only when no other seed's process listens on its cluster port (every broker
- * was stopped); otherwise it asks the other seeds, and forms the cluster only when none has answered within
- * {@code felix.cluster.rejoin-timeout} (brokers running but not members: they were stopped and are starting too).
+ * <p>Only the first seed node may form a new cluster. Pekko's first-seed process asks the other seeds every
+ * second: it joins the first that answers as a member, forms a new cluster at once when every other seed answers
+ * that it is not a member (they are all starting), and forms one when some stay silent past
+ * {@code seed-node-timeout}. Pekko's 5 s is too short on a loaded machine: a first seed restarted while the
+ * cluster runs (a crash, a kill, a replaced disk, which also loses anything it wrote about having been a member)
+ * would form a second cluster beside the first, with a second placement singleton on the same journal. So the
+ * first seed's {@code seed-node-timeout} is {@code felix.cluster.rejoin-timeout} (set by {@link NodeConfig}), and
+ * when no other seed's process even listens on its cluster port (every broker is stopped: nothing to ask and no
+ * cluster to split from) the first seed forms the cluster at once instead of waiting that long.
  */
 final class ClusterJoin {
   private static final Logger log = LoggerFactory.getLogger(ClusterJoin.class);
 
-  /** Written, and fsynced, once this broker is up in a cluster. */
-  static final String MARKER = "cluster-member";
-
-  /** What to do at start; {@code seeds} is what to send as JoinSeedNodes. */
-  record Plan(List<Address> seeds, boolean mayFormAfterTimeout) {}
-
   private ClusterJoin() {}
 
-  /**
-   * @param wasMember whether this broker has been up in a cluster before (its data directory says so)
-   */
-  static Plan plan(List<Address> seeds, Address self, boolean wasMember) {
-    boolean firstSeed = !seeds.isEmpty() && seeds.get(0).equals(self);
-    if (!firstSeed || !wasMember) {
-      return new Plan(seeds, false);
-    }
-    // Without itself in the list, Pekko's seed process retries the other seeds and never forms a cluster.
-    return new Plan(seeds.stream().filter(a -> !a.equals(self)).toList(), seeds.size() > 1);
+  /** Whether {@code self} is the first of the seed nodes: the one broker that may form a new cluster. */
+  static boolean isFirstSeed(List<Address> seeds, Address self) {
+    return !seeds.isEmpty() && seeds.get(0).equals(self);
   }
 
-  /** Starts joining the seeds, and records membership in {@code dataDir} once this broker is up. */
-  static void start(ActorSystem<?> system, List<Address> seeds, Path dataDir, Duration rejoinTimeout) {
+  /**
+   * Whether this broker forms the cluster at once rather than running Pekko's seed-node process.
+   *
+   * @param anotherSeedListens whether some other seed's process accepts connections on its cluster port
+   */
+  static boolean formsAtOnce(List<Address> seeds, Address self, boolean anotherSeedListens) {
+    return isFirstSeed(seeds, self) && (seeds.size() == 1 || !anotherSeedListens);
+  }
+
+  /** Starts joining the seeds (or forms the cluster, as {@link #formsAtOnce} decides). */
+  static void start(ActorSystem<?> system, List<Address> seeds) {
     Cluster cluster = Cluster.get(system);
     Address self = cluster.selfMember().address();
-    Path marker = dataDir.resolve(MARKER);
-    org.apache.pekko.cluster.Cluster.get(org.apache.pekko.actor.typed.javadsl.Adapter.toClassic(system))
-        .registerOnMemberUp(() -> writeMarker(marker));
-    Plan plan = plan(seeds, self, Files.exists(marker));
-    if (plan.seeds().isEmpty()) {
+    boolean anotherSeedListens = isFirstSeed(seeds, self)
+        && seeds.stream().filter(a -> !a.equals(self)).anyMatch(ClusterJoin::listening);
+    if (formsAtOnce(seeds, self, anotherSeedListens)) {
+      log.info("First seed node, and no other seed node is running: forming the cluster");
       cluster.manager().tell(new Join(self));
       return;
     }
-    if (plan.mayFormAfterTimeout() && plan.seeds().stream().noneMatch(ClusterJoin::listening)) {
-      // No other seed's process even listens: no cluster is running to be joined (every broker was stopped).
-      log.info("Broker was a cluster member before; no other seed node is running: forming the cluster again");
-      cluster.manager().tell(new Join(self));
-      return;
-    }
-    cluster.manager().tell(new JoinSeedNodes(plan.seeds()));
-    if (plan.mayFormAfterTimeout()) {
-      log.info("Broker was a cluster member before and is the first seed node: joining the running cluster through"
-          + " {}; forming a new one only if none answers within {}", plan.seeds(), rejoinTimeout);
-      system.scheduler().scheduleOnce(rejoinTimeout, () -> {
-        if (cluster.selfMember().status().equals(MemberStatus.removed())) { // never joined: no cluster answered
-          log.warn("No seed node answered within {}: every broker was down; forming the cluster again", rejoinTimeout);
-          cluster.manager().tell(new Join(self));
-        }
-      }, system.executionContext());
-    }
+    cluster.manager().tell(new JoinSeedNodes(seeds));
   }
 
   /** Whether a process accepts connections on the seed's cluster port (a broker is running there). */
@@ -95,14 +68,6 @@ final class ClusterJoin {
       return true;
     } catch (IOException e) {
       return false;
-    }
-  }
-
-  private static void writeMarker(Path marker) {
-    try (FileChannel channel = FileChannel.open(marker, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
-      channel.force(true);
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot write " + marker, e);
     }
   }
 }

@@ -9,6 +9,7 @@ import io.felix.broker.client.ClientListenerSettings;
 import io.felix.broker.client.ClientRequests;
 import io.felix.broker.log.FlushScheduler;
 import io.felix.broker.log.LogSettings;
+import io.felix.broker.log.RetentionSettings;
 import io.felix.broker.client.ProduceForwarder;
 import io.felix.broker.transport.ReplicationSettings;
 import io.felix.broker.transport.ReplicationTransport;
@@ -63,6 +64,7 @@ public final class DataPlane {
     }
     this.flusher = FlushScheduler.start(logSettings, "felix-flusher-" + broker.id());
     this.registry = new ReplicaRegistry(broker.id());
+    registry.retention(RetentionSettings.fromConfig(config.getConfig("felix.log")));
     AtomicReference<ProduceForwarder> forwarderRef = new AtomicReference<>();
     AtomicReference<ReplicationTransport> transportRef = new AtomicReference<>();
     ReplicationInbound inbound = new ReplicationInbound(registry, transportRef::get, forwarderRef::get);

@@ -21,6 +21,8 @@ public final class JournalSchema {
 
   private static final Logger log = LoggerFactory.getLogger(JournalSchema.class);
   private static final Object LOCK = new Object();
+  /** H2's ErrorCode.DATABASE_ALREADY_OPEN_1: the file is locked by another process. */
+  private static final int H2_DATABASE_ALREADY_OPEN = 90020;
 
   private JournalSchema() {}
 
@@ -30,7 +32,7 @@ public final class JournalSchema {
     }
     String resource = "schema/" + settings.schema() + "/" + settings.schema() + "-create-schema.sql";
     synchronized (LOCK) {
-      try (Connection connection = DriverManager.getConnection(settings.url(), settings.user(), settings.password())) {
+      try (Connection connection = connect(settings)) {
         if (tableExists(connection, "event_journal")) {
           return;
         }
@@ -50,6 +52,36 @@ public final class JournalSchema {
             settings.url());
       } catch (SQLException e) {
         throw new IllegalStateException("cannot create the journal schema at " + settings.url() + ": " + e.getMessage(), e);
+      }
+    }
+  }
+
+  /**
+   * Connects, waiting while another process holds the database file locked: H2's {@code AUTO_SERVER} lets one
+   * process open the file and serve it to the others, but processes starting at the same instant (or after the
+   * holder was killed, before H2 sees its lock as stale) are refused for a moment.
+   */
+  private static Connection connect(JournalSettings settings) throws SQLException {
+    long deadline = System.nanoTime() + settings.openRetryTimeout().toNanos();
+    boolean logged = false;
+    while (true) {
+      try {
+        return DriverManager.getConnection(settings.url(), settings.user(), settings.password());
+      } catch (SQLException e) {
+        if (e.getErrorCode() != H2_DATABASE_ALREADY_OPEN || System.nanoTime() > deadline) {
+          throw e;
+        }
+        if (!logged) {
+          log.info("The journal at {} is locked by another process; retrying for up to {}", settings.url(),
+              settings.openRetryTimeout());
+          logged = true;
+        }
+        try {
+          Thread.sleep(500);
+        } catch (InterruptedException interrupted) {
+          Thread.currentThread().interrupt();
+          throw e;
+        }
       }
     }
   }

@@ -2,6 +2,8 @@ package io.felix.broker.node;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
+import io.felix.broker.config.ConfigChecks;
+import java.time.Duration;
 import java.util.Set;
 
 /**
@@ -12,7 +14,8 @@ import java.util.Set;
  * singleton already acted on). A URL that asks for a write delay is refused.
  */
 public record JournalSettings(
-    String url, String user, String password, String driver, String profile, String schema, int maxConnections) {
+    String url, String user, String password, String driver, String profile, String schema, int maxConnections,
+    Duration openRetryTimeout) {
 
   private static final Set<String> SCHEMAS = Set.of("", "h2", "postgres");
 
@@ -36,6 +39,7 @@ public record JournalSettings(
     if (maxConnections < 1) {
       throw new ConfigException.BadValue("felix.persistence.max-connections", "must be >= 1, got " + maxConnections);
     }
+    ConfigChecks.positive("felix.persistence.open-retry-timeout", openRetryTimeout);
   }
 
   /** An H2 in-memory database lives inside one JVM: brokers in other processes cannot share it. */
@@ -63,6 +67,6 @@ public record JournalSettings(
     Config c = config.getConfig("felix.persistence");
     return new JournalSettings(
         c.getString("url"), c.getString("user"), c.getString("password"), c.getString("driver"),
-        c.getString("profile"), c.getString("schema"), c.getInt("max-connections"));
+        c.getString("profile"), c.getString("schema"), c.getInt("max-connections"), c.getDuration("open-retry-timeout"));
   }
 }

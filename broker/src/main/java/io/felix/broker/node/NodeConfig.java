@@ -9,6 +9,8 @@ import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
 import io.felix.broker.config.BrokerSettings;
 import java.util.ArrayList;
+import org.apache.pekko.actor.Address;
+import org.apache.pekko.actor.AddressFromURIString;
 import java.util.List;
 import java.util.Map;
 
@@ -62,6 +64,11 @@ public final class NodeConfig {
     derived.put("pekko.cluster.down-removal-margin", millis(cluster.downRemovalMargin()));
     derived.put("pekko.cluster.failure-detector.heartbeat-interval", millis(cluster.heartbeatInterval()));
     derived.put("pekko.cluster.failure-detector.acceptable-heartbeat-pause", millis(cluster.acceptableHeartbeatPause()));
+    List<Address> seeds = cluster.seedNodes().stream().map(AddressFromURIString::parse).toList();
+    if (ClusterJoin.isFirstSeed(seeds, new Address("pekko", SYSTEM_NAME, broker.host(), cluster.port()))) {
+      // Only the first seed's process reads it: how long it asks silent seeds before forming a cluster alone.
+      derived.put("pekko.cluster.seed-node-timeout", millis(cluster.rejoinTimeout()));
+    }
     derived.put("pekko.cluster.jmx.multi-mbeans-in-same-jvm", "on");
     derived.put("pekko.cluster.singleton.hand-over-retry-interval", "200ms");
     derived.put("pekko.cluster.singleton-proxy.singleton-identification-interval", "200ms");

@@ -4,6 +4,7 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import com.google.protobuf.Parser;
 import io.felix.broker.assignment.AssignmentTable;
+import io.felix.broker.assignment.StreamConfig;
 import io.felix.broker.assignment.BrokerEndpoint;
 import io.felix.broker.assignment.ShardAssignment;
 import io.felix.broker.assignment.ShardId;
@@ -27,11 +28,13 @@ import io.felix.protocol.control.BrokerEndpointMsg;
 import io.felix.protocol.control.BrokerRecordMsg;
 import io.felix.protocol.control.ControlStateMsg;
 import io.felix.protocol.control.ControlViewMsg;
+import io.felix.protocol.control.ChangeStreamMsg;
 import io.felix.protocol.control.CreateStreamMsg;
 import io.felix.protocol.control.DeleteStreamMsg;
 import io.felix.protocol.control.DescribeReplicaMsg;
 import io.felix.protocol.control.DoneMsg;
 import io.felix.protocol.control.DrainBrokerMsg;
+import io.felix.protocol.control.UndrainBrokerMsg;
 import io.felix.protocol.control.FenceShardMsg;
 import io.felix.protocol.control.GetTableMsg;
 import io.felix.protocol.control.GetViewMsg;
@@ -55,6 +58,7 @@ import io.felix.protocol.control.ReplicaStatusMsg;
 import io.felix.protocol.control.ResumePlacementMsg;
 import io.felix.protocol.control.ShardAssignmentMsg;
 import io.felix.protocol.control.StartMoveMsg;
+import io.felix.protocol.control.StreamConfigMsg;
 import io.felix.protocol.control.StreamRecordMsg;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -129,16 +133,20 @@ final class ControlMessageMapping {
                 endpoint(p.getEndpoint()))),
         bind("CS", PlacementController.CreateStream.class,
             m -> CreateStreamMsg.newBuilder().setName(m.name()).setShards(m.shards())
-                .setReplicationFactor(m.replicationFactor()).setReplyTo(ref(m.replyTo())).build(),
+                .setReplicationFactor(m.replicationFactor()).setReplyTo(ref(m.replyTo()))
+                .setConfig(streamConfig(m.config())).build(),
             CreateStreamMsg.parser(),
             p -> new PlacementController.CreateStream(p.getName(), p.getShards(), p.getReplicationFactor(),
-                ref(p.getReplyTo()))),
+                streamConfig(p.getConfig()), ref(p.getReplyTo()))),
         bind("DS", PlacementController.DeleteStream.class,
             m -> DeleteStreamMsg.newBuilder().setName(m.name()).setReplyTo(ref(m.replyTo())).build(),
             DeleteStreamMsg.parser(), p -> new PlacementController.DeleteStream(p.getName(), ref(p.getReplyTo()))),
         bind("DB", PlacementController.DrainBroker.class,
             m -> DrainBrokerMsg.newBuilder().setBrokerId(m.brokerId()).setReplyTo(ref(m.replyTo())).build(),
             DrainBrokerMsg.parser(), p -> new PlacementController.DrainBroker(p.getBrokerId(), ref(p.getReplyTo()))),
+        bind("UB", PlacementController.UndrainBroker.class,
+            m -> UndrainBrokerMsg.newBuilder().setBrokerId(m.brokerId()).setReplyTo(ref(m.replyTo())).build(),
+            UndrainBrokerMsg.parser(), p -> new PlacementController.UndrainBroker(p.getBrokerId(), ref(p.getReplyTo()))),
         bind("RM", PlacementController.RemoveBroker.class,
             m -> RemoveBrokerMsg.newBuilder().setBrokerId(m.brokerId()).setReplyTo(ref(m.replyTo())).build(),
             RemoveBrokerMsg.parser(), p -> new PlacementController.RemoveBroker(p.getBrokerId(), ref(p.getReplyTo()))),
@@ -162,6 +170,10 @@ final class ControlMessageMapping {
             LeaderNotServingMsg.parser(),
             p -> new PlacementController.LeaderNotServing(ShardRefs.toId(p.getShard()), p.getBrokerId(),
                 p.getLeaderEpoch(), fromWire(p.getReason(), NotServingReason.class, "NOT_SERVING_REASON_"))),
+
+        bind("CH", PlacementController.ChangeStream.class, this::changeStream, ChangeStreamMsg.parser(),
+            p -> new PlacementController.ChangeStream(p.getName(), streamConfig(p.getChange()),
+                p.hasShards() ? p.getShards() : null, ref(p.getReplyTo()))),
 
         bind("OK", ControlReply.Done.class, m -> DoneMsg.newBuilder().setMessage(m.message()).build(),
             DoneMsg.parser(), p -> new ControlReply.Done(p.getMessage())),
@@ -253,6 +265,7 @@ final class ControlMessageMapping {
     table.brokers().values().stream().sorted(Comparator.comparingInt(BrokerEndpoint::id))
         .forEach(e -> b.addBrokers(endpoint(e)));
     table.shards().values().forEach(a -> b.addShards(assignment(a)));
+    table.streamConfigs().forEach((stream, config) -> b.putStreamConfigs(stream, streamConfig(config)));
     return b.build();
   }
 
@@ -264,7 +277,37 @@ final class ControlMessageMapping {
       ShardAssignment a = assignment(s);
       shards.put(a.id(), a);
     });
-    return new AssignmentTable(m.getVersion(), brokers, m.getStreamsMap(), shards);
+    Map<String, StreamConfig> configs = new HashMap<>();
+    m.getStreamConfigsMap().forEach((stream, config) -> configs.put(stream, streamConfig(config)));
+    return new AssignmentTable(m.getVersion(), brokers, m.getStreamsMap(), shards, configs);
+  }
+
+  private ChangeStreamMsg changeStream(PlacementController.ChangeStream m) {
+    ChangeStreamMsg.Builder b = ChangeStreamMsg.newBuilder().setName(m.name()).setChange(streamConfig(m.change()))
+        .setReplyTo(ref(m.replyTo()));
+    if (m.shards() != null) {
+      b.setShards(m.shards());
+    }
+    return b.build();
+  }
+
+  private static StreamConfigMsg streamConfig(StreamConfig c) {
+    StreamConfigMsg.Builder b = StreamConfigMsg.newBuilder();
+    if (c.retentionMs() != null) {
+      b.setRetentionMs(c.retentionMs());
+    }
+    if (c.retentionBytes() != null) {
+      b.setRetentionBytes(c.retentionBytes());
+    }
+    if (c.segmentBytes() != null) {
+      b.setSegmentBytes(c.segmentBytes());
+    }
+    return b.build();
+  }
+
+  private static StreamConfig streamConfig(StreamConfigMsg m) {
+    return new StreamConfig(m.hasRetentionMs() ? m.getRetentionMs() : null,
+        m.hasRetentionBytes() ? m.getRetentionBytes() : null, m.hasSegmentBytes() ? m.getSegmentBytes() : null);
   }
 
   // ---- Data plane directory ----
@@ -273,14 +316,15 @@ final class ControlMessageMapping {
     return ReplicaStatusMsg.newBuilder().setShard(ShardRefs.toRef(s.id())).setBrokerId(s.brokerId())
         .setHosted(s.hosted()).setRole(toWire(s.role(), ReplicaRoleMsg.class, "REPLICA_ROLE_")).setLastEpoch(s.lastEpoch()).setLogEndOffset(s.logEndOffset())
         .setCommitOffset(s.commitOffset()).setFailed(s.failed())
-        .setRecovering(s.recovering()).setPromisedEpoch(s.promisedEpoch()).addAllInSync(s.inSync()).build();
+        .setRecovering(s.recovering()).setPromisedEpoch(s.promisedEpoch()).addAllInSync(s.inSync())
+        .setLogStartOffset(s.logStartOffset()).build();
   }
 
   private static ReplicaStatus status(ReplicaStatusMsg m) {
     return new ReplicaStatus(ShardRefs.toId(m.getShard()), m.getBrokerId(), m.getHosted(),
         fromWire(m.getRole(), ReplicaRole.class, "REPLICA_ROLE_"),
         m.getLastEpoch(), m.getLogEndOffset(), m.getCommitOffset(), m.getFailed(),
-        m.getRecovering(), m.getPromisedEpoch(), m.getInSyncList());
+        m.getRecovering(), m.getPromisedEpoch(), m.getInSyncList(), m.getLogStartOffset());
   }
 
   /**
@@ -326,7 +370,7 @@ final class ControlMessageMapping {
         .setMaxShards(r.maxShards()).setEndpoint(endpoint(r.endpoint())).setDraining(r.draining())));
     s.streams().values().forEach(r -> b.addStreams(StreamRecordMsg.newBuilder().setName(r.name())
         .setShards(r.shards()).setReplicationFactor(r.replicationFactor())
-        .setIncarnation(r.incarnation().toString())));
+        .setIncarnation(r.incarnation().toString()).setConfig(streamConfig(r.config()))));
     s.shards().values().forEach(a -> b.addShards(assignment(a)));
     s.moves().values().forEach(r -> b.addMoves(move(r)));
     s.recentMoves().forEach(r -> b.addRecentMoves(move(r)));
@@ -339,7 +383,7 @@ final class ControlMessageMapping {
         endpoint(r.getEndpoint()), r.getDraining())));
     Map<String, StreamRecord> streams = new HashMap<>();
     m.getStreamsList().forEach(r -> streams.put(r.getName(), new StreamRecord(r.getName(), r.getShards(),
-        r.getReplicationFactor(), incarnation(r.getIncarnation()))));
+        r.getReplicationFactor(), incarnation(r.getIncarnation()), streamConfig(r.getConfig()))));
     Map<ShardId, ShardAssignment> shards = new HashMap<>();
     m.getShardsList().forEach(s -> {
       ShardAssignment a = assignment(s);

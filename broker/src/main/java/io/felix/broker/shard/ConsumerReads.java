@@ -41,8 +41,8 @@ final class ConsumerReads {
   void fetch(ShardReplica.ClientFetch fetch, long commitOffset, boolean leader) {
     long offset = fetch.request().getOffset();
     if (offset < log.logStartOffset() || (leader && offset > log.logEndOffset())) {
-      fetch.reply().complete(Errors.response(0, Errors.of(ErrorCode.OFFSET_OUT_OF_RANGE, "offset " + offset
-          + " of " + id + " is outside the log [" + log.logStartOffset() + ", " + log.logEndOffset() + "]")));
+      fetch.reply().complete(outOfRange("offset " + offset + " of " + id + " is outside the log ["
+          + log.logStartOffset() + ", " + log.logEndOffset() + "]", commitOffset));
       return;
     }
     if (offset < commitOffset || fetch.waitMs() == 0) {
@@ -87,6 +87,12 @@ final class ConsumerReads {
     waiting.clear();
   }
 
+  /** OFFSET_OUT_OF_RANGE with where the log starts and what is committed, for the consumer's reset policy. */
+  private Response outOfRange(String message, long commitOffset) {
+    return Errors.response(0, Errors.of(ErrorCode.OFFSET_OUT_OF_RANGE, message).toBuilder()
+        .setLogStartOffset(log.logStartOffset()).setCommitOffset(commitOffset).build());
+  }
+
   private Response answer(ShardReplica.ClientFetch fetch, long commitOffset) {
     FetchResponse.Builder b = FetchResponse.newBuilder()
         .setCommitOffset(commitOffset).setLogStartOffset(log.logStartOffset());
@@ -113,7 +119,7 @@ final class ConsumerReads {
         }
       }
     } catch (OffsetOutOfRangeException e) {
-      return Errors.response(0, Errors.of(ErrorCode.OFFSET_OUT_OF_RANGE, id + ": " + e.getMessage()));
+      return outOfRange(id + ": " + e.getMessage(), commitOffset);
     }
     // Past the markers too: a fetch that found only a marker must still move the consumer on.
     return Response.newBuilder().setFetch(b.setNextOffset(offset)).build();

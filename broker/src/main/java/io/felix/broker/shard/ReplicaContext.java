@@ -3,6 +3,7 @@ package io.felix.broker.shard;
 import io.felix.broker.assignment.ShardId;
 import io.felix.broker.log.ReplicaMetadata;
 import io.felix.broker.log.ReplicaState;
+import io.felix.broker.log.RetentionSettings;
 import io.felix.broker.log.ShardLog;
 import io.felix.broker.metrics.BrokerMetrics;
 import io.felix.broker.transport.ReplicationSettings;
@@ -40,6 +41,8 @@ final class ReplicaContext {
   NotServingReason refusal = NotServingReason.FENCED_ABOVE_EPOCH;
   /** The highest commit offset (high watermark) this replica knows; only grows. */
   long commitOffset;
+  /** When retention last looked at the log ({@link #enforceRetention}). */
+  private long retentionCheckedAtNanos;
 
   ReplicaContext(ReplicaWiring wiring, ShardLog log, ReplicaMetadata metadata, ReplicaState state) {
     this.wiring = wiring;
@@ -56,6 +59,8 @@ final class ReplicaContext {
     this.metadata = metadata;
     this.state = state;
     this.promisedAtOpen = state.promisedEpoch();
+    this.retentionCheckedAtNanos = clock.nanoTime();
+    metrics.logStartOffset(id, log.logStartOffset());
   }
 
   /**
@@ -119,18 +124,44 @@ final class ReplicaContext {
     }
   }
 
+  /**
+   * The cleaner, run on every replica (leader, follower or learner) from its tick: once per check interval it applies
+   * the stream's segment size and deletes the whole sealed segments past the stream's retention, never one holding
+   * offsets at or after the commit offset this replica knows. A deletion that fails fails the log.
+   */
+  void enforceRetention(long nowNanos) {
+    RetentionSettings defaults = registry.retention();
+    if (nowNanos - retentionCheckedAtNanos < defaults.checkInterval().toNanos() || log.failed()) {
+      return;
+    }
+    retentionCheckedAtNanos = nowNanos;
+    RetentionSettings.Retention limits =
+        defaults.resolve(registry.table().streamConfig(id.stream()), log.settings().segmentBytes());
+    long before = log.logStartOffset();
+    try {
+      log.rollAt(limits.segmentBytes());
+      long start = log.deleteSegmentsPastRetention(limits.retentionMs(), limits.retentionBytes(),
+          clock.currentTimeMillis(), commitOffset);
+      if (start != before) {
+        metrics.logStartOffset(id, start);
+      }
+    } catch (UncheckedIOException e) {
+      ShardReplica.reportFailure(this, e);
+    }
+  }
+
   void send(int broker, ReplicationFrame frame) {
     transport.send(broker, frame);
   }
 
   ReplicaStatus status(ReplicaRole role, boolean failed) {
     return new ReplicaStatus(id, brokerId, true, role, log.lastEpoch(), log.logEndOffset(), commitOffset, failed,
-        state.recovering(), state.promisedEpoch());
+        state.recovering(), state.promisedEpoch(), List.of(), log.logStartOffset());
   }
 
   /** A leader's status, with its in-sync set. */
   ReplicaStatus leaderStatus(ReplicaRole role, List<Integer> inSync) {
     return new ReplicaStatus(id, brokerId, true, role, log.lastEpoch(), log.logEndOffset(), commitOffset, false,
-        state.recovering(), state.promisedEpoch(), inSync);
+        state.recovering(), state.promisedEpoch(), inSync, log.logStartOffset());
   }
 }

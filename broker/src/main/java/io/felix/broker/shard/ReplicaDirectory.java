@@ -82,6 +82,11 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
   private final ReplicaRegistry registry;
   private final LogQuarantine quarantine;
   private final Map<ShardId, ActorRef<ShardReplica.Command>> replicas = new HashMap<>();
+  /**
+   * Replicas told to retire that have not stopped yet: they are deleting their log, in the directory a new
+   * replica of the same shard (a stream deleted and created again) would use, so that one starts only after.
+   */
+  private final Map<ShardId, ActorRef<ShardReplica.Command>> retiring = new HashMap<>();
   private long spawned;
   /** How long a replica that stopped on a failure stays down before it is started again. */
   private static final Duration RESPAWN_BACKOFF = Duration.ofSeconds(1);
@@ -150,7 +155,10 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
         continue;
       }
       ActorRef<ShardReplica.Command> replica = replicas.get(a.id());
-      if (replica == null) {
+      if (replica == null && retiring.containsKey(a.id())) {
+        getContext().getLog().info("broker {} starts replica {} once its retired replica has deleted its log",
+            brokerId, a.id());
+      } else if (replica == null) {
         spawn(a);
       } else {
         replica.tell(new ShardReplica.Assign(a));
@@ -163,6 +171,7 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
             e.getKey(), table.version());
         registry.remove(e.getKey());
         replicas.remove(e.getKey());
+        retiring.put(e.getKey(), e.getValue());
         e.getValue().tell(new ShardReplica.Retire(true));
       }
     }
@@ -270,7 +279,13 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
   }
 
   private Behavior<Command> onReplicaStopped(ReplicaStopped stopped) {
-    if (replicas.get(stopped.id()) == stopped.replica()) {
+    if (retiring.get(stopped.id()) == stopped.replica()) {
+      retiring.remove(stopped.id());
+      ShardAssignment again = hostedInHeldTable(stopped.id());
+      if (again != null && !replicas.containsKey(stopped.id())) { // a newer table hosts the shard here again
+        spawn(again);
+      }
+    } else if (replicas.get(stopped.id()) == stopped.replica()) {
       // Stopped without being retired: it failed. Tables are re-pushed with the same version, which is ignored, so
       // waiting for a table would leave the shard unserved here: start it again after a pause instead.
       replicas.remove(stopped.id());
@@ -290,7 +305,7 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
   private Behavior<Command> onRespawn(Respawn respawn) {
     // In the meantime a newer table may have retired the shard, or started it again itself.
     ShardAssignment a = hostedInHeldTable(respawn.id());
-    if (replicas.containsKey(respawn.id()) || a == null) {
+    if (replicas.containsKey(respawn.id()) || retiring.containsKey(respawn.id()) || a == null) {
       getContext().getLog().info("broker {} does not restart replica {}: {}", brokerId, respawn.id(),
           a == null ? "table v" + registry.table().version()
               + " no longer has it hosted here" : "a newer table started it already");

@@ -2,6 +2,7 @@ package io.felix.broker.shard;
 
 import io.felix.broker.assignment.AssignmentTable;
 import io.felix.broker.assignment.ShardId;
+import io.felix.broker.log.RetentionSettings;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
@@ -19,6 +20,7 @@ public final class ReplicaRegistry {
   private final Map<ShardId, ActorRef<ShardReplica.Command>> replicas = new ConcurrentHashMap<>();
   private volatile NotServingSink notServing = NotServingSink.NONE;
   private volatile Duration notServingInterval = Duration.ofSeconds(1);
+  private volatile RetentionSettings retention = RetentionSettings.defaults();
 
   public ReplicaRegistry(int brokerId) {
     this.brokerId = brokerId;
@@ -63,5 +65,14 @@ public final class ReplicaRegistry {
 
   Duration notServingInterval() {
     return notServingInterval;
+  }
+
+  /** The broker's retention defaults and check interval (from {@code felix.log}); set before replicas start. */
+  public void retention(RetentionSettings settings) {
+    retention = settings;
+  }
+
+  public RetentionSettings retention() {
+    return retention;
   }
 }

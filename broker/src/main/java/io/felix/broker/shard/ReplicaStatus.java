@@ -20,13 +20,22 @@ import java.util.List;
  *     none: a failover round must fence above it
  * @param inSync a leader's in-sync replicas, itself included, in ascending broker id order; empty for any other
  *     role (only the leader knows who keeps up with it)
+ * @param logStartOffset the first offset the local log holds (retention moves it forward); 0 when not hosted
  */
 public record ReplicaStatus(
     ShardId id, int brokerId, boolean hosted, ReplicaRole role, long lastEpoch, long logEndOffset, long commitOffset,
-    boolean failed, boolean recovering, long promisedEpoch, List<Integer> inSync) implements ControlMessage {
+    boolean failed, boolean recovering, long promisedEpoch, List<Integer> inSync, long logStartOffset)
+    implements ControlMessage {
 
   public ReplicaStatus {
     inSync = List.copyOf(inSync);
+  }
+
+  /** A status without the log start offset (0). */
+  public ReplicaStatus(ShardId id, int brokerId, boolean hosted, ReplicaRole role, long lastEpoch, long logEndOffset,
+      long commitOffset, boolean failed, boolean recovering, long promisedEpoch, List<Integer> inSync) {
+    this(id, brokerId, hosted, role, lastEpoch, logEndOffset, commitOffset, failed, recovering, promisedEpoch, inSync,
+        0);
   }
 
   /** The status of a replica that is not a leader (no in-sync set). */

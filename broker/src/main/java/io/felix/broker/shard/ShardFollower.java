@@ -176,6 +176,9 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
       }
       return this;
     }
+    if (r.getError() == FetchError.FETCH_OFFSET_OUT_OF_RANGE) {
+      return restartAtLeaderStart(r);
+    }
     if (r.getError() == FetchError.FETCH_DIVERGING) {
       try {
         truncateToAgreement(r.getDivergingEpoch(), r.getDivergingEndOffset());
@@ -222,10 +225,38 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
     return this;
   }
 
+  /**
+   * The leader's retention deleted the records after this log's end: what this log holds is all committed and
+   * deleted on the leader, so the log is dropped and starts again, empty, at the leader's start, then fetches.
+   */
+  private Behavior<ShardReplica.Command> restartAtLeaderStart(ReplicaFetchResult r) {
+    long leaderStart = r.getLeaderLogStartOffset();
+    long end = ctx.log.logEndOffset();
+    if (end >= leaderStart) {
+      outstanding = false; // the leader's start moved under an older fetch: ask again
+      nextFetchAtNanos = ctx.clock.nanoTime() + RETRY_NANOS;
+      return this;
+    }
+    try {
+      ctx.log.restartAt(leaderStart);
+    } catch (RuntimeException e) {
+      if (ctx.log.failed()) {
+        return FailedReplica.afterRunFailed(ctx, assignment, "restarting the log failed: " + e.getMessage());
+      }
+      throw e;
+    }
+    ctx.metrics.logStartOffset(ctx.id, leaderStart);
+    ctx.actor.getLog().info("replica {}: its log ends at {}, below the log start {} of leader {} (retention): "
+        + "dropped it and copies from {}", ctx.id, end, leaderStart, assignment.leader(), leaderStart);
+    sendFetch();
+    return this;
+  }
+
   /** KIP-101 / KIP-279: keep only what both logs hold under the same epochs. */
   private void truncateToAgreement(long leaderEpoch, long leaderEnd) {
     long ours = leaderEpoch < 0 ? 0 : ctx.log.endOffsetForEpoch(leaderEpoch);
-    long target = Math.min(leaderEnd, ours);
+    // Never below this log's own start: what retention deleted here was committed, so it cannot diverge.
+    long target = Math.max(Math.min(leaderEnd, ours), ctx.log.logStartOffset());
     long before = ctx.log.logEndOffset();
     if (target < before) {
       long after = ctx.log.truncateTo(target);
@@ -263,6 +294,7 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
       }
     }
     ctx.reads.onTick(now, ctx.commitOffset);
+    ctx.enforceRetention(now);
     reportIfAssignedToLead(now);
     return this;
   }

@@ -193,9 +193,18 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
       ShardReplica.refuseFetch(ctx, f, epoch, FetchError.FETCH_NOT_LEADER);
       return this;
     }
+    if (offset < ctx.log.logStartOffset()) {
+      if (!fetch.getAckOnly()) {
+        refuseBelowStart(f.fromBroker(), fetch); // whatever its epochs say: retention deleted what it asks for
+      }
+      return this;
+    }
     EpochEnd agreed = ctx.log.epochEndFor(fetch.getLastFetchedEpoch());
-    if (offset > ctx.log.logEndOffset() || agreed.epoch() != fetch.getLastFetchedEpoch()
-        || offset > agreed.endOffset()) {
+    // An empty follower log (epoch -1) cannot diverge: it may start anywhere this log holds (after retention, or
+    // after it started again at this log's start), not only where this log starts.
+    boolean emptyWithin = fetch.getLastFetchedEpoch() < 0 && offset <= ctx.log.logEndOffset();
+    if (!emptyWithin && (offset > ctx.log.logEndOffset() || agreed.epoch() != fetch.getLastFetchedEpoch()
+        || offset > agreed.endOffset())) {
       if (fetch.getAckOnly()) {
         return this; // a diverged log's stored offset counts for nothing; its regular fetch gets the answer
       }
@@ -229,6 +238,7 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
       pending.expire(now, timeoutError(now));
     }
     ctx.reads.onTick(now, ctx.commitOffset);
+    ctx.enforceRetention(now);
     return this;
   }
 
@@ -289,11 +299,21 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
 
   /** Sends a follower the batches after its fetch offset (possibly none, when a held fetch times out). */
   private void ship(int follower, ReplicaFetch fetch) {
+    if (fetch.getFetchOffset() < ctx.log.logStartOffset()) {
+      refuseBelowStart(follower, fetch); // retention ran while the fetch was held
+      return;
+    }
     int maxBytes = fetch.getMaxBytes() > 0 ? Math.min(fetch.getMaxBytes(), ctx.settings.fetchMaxBytes())
         : ctx.settings.fetchMaxBytes();
     LogRead read = ctx.log.read(fetch.getFetchOffset(), maxBytes);
     ctx.send(follower, ReplicationFrame.newBuilder().setFetchResult(result(fetch)
         .setBatches(UnsafeByteOperations.unsafeWrap(read.batches()))).build());
+  }
+
+  /** The follower asks for records retention deleted: it must start again at this log's start. */
+  private void refuseBelowStart(int follower, ReplicaFetch fetch) {
+    ctx.send(follower, ReplicationFrame.newBuilder().setFetchResult(result(fetch)
+        .setError(FetchError.FETCH_OFFSET_OUT_OF_RANGE).setLeaderLogStartOffset(ctx.log.logStartOffset())).build());
   }
 
   private ReplicaFetchResult.Builder result(ReplicaFetch fetch) {

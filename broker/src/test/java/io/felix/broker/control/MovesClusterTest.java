@@ -138,14 +138,17 @@ class MovesClusterTest {
         Reply refused = cluster.delete(via, "/v1/brokers/3");
         assertEquals(409, refused.status(), refused.body());
         assertTrue(refused.json().get("error").asText().contains("drain it first"));
-        BrokerCluster.await(Duration.ofSeconds(60), "broker 3 drained", () -> {
-          for (JsonNode b : cluster.get(via, "/v1/brokers").json()) {
-            if (b.get("id").asInt() == 3) {
-              return b.get("state").asText().equals("draining") && b.get("replicas").asInt() == 0;
-            }
-          }
-          return false;
-        });
+        awaitDrained(cluster, via, 3);
+
+        // Changed our mind: the broker takes shards again, and rebalancing gives it its share of leaders back.
+        Reply undrained = cluster.delete(via, "/v1/brokers/3/drain");
+        assertEquals(200, undrained.status(), undrained.body());
+        assertEquals("live", brokerState(cluster, via, 3));
+        BrokerCluster.await(Duration.ofSeconds(60), "broker 3 leading its share of c again", () ->
+            leadersOf(cluster, via, "c", 3) == 2);
+
+        assertEquals(200, cluster.post(via, "/v1/brokers/3/drain", "").status());
+        awaitDrained(cluster, via, 3);
         assertEquals(204, cluster.delete(via, "/v1/brokers/3").status());
         List<Integer> ids = new ArrayList<>();
         cluster.get(via, "/v1/brokers").json().forEach(b -> ids.add(b.get("id").asInt()));
@@ -158,6 +161,26 @@ class MovesClusterTest {
         assertTrue(ledger.acknowledged() > 100);
       }
     }
+  }
+
+  private static void awaitDrained(BrokerCluster cluster, BrokerNode via, int broker) {
+    BrokerCluster.await(Duration.ofSeconds(60), "broker " + broker + " drained", () -> {
+      for (JsonNode b : cluster.get(via, "/v1/brokers").json()) {
+        if (b.get("id").asInt() == broker) {
+          return b.get("state").asText().equals("draining") && b.get("replicas").asInt() == 0;
+        }
+      }
+      return false;
+    });
+  }
+
+  private static String brokerState(BrokerCluster cluster, BrokerNode via, int broker) {
+    for (JsonNode b : cluster.get(via, "/v1/brokers").json()) {
+      if (b.get("id").asInt() == broker) {
+        return b.get("state").asText();
+      }
+    }
+    throw new AssertionError("broker " + broker + " is not listed");
   }
 
   static void create(BrokerCluster cluster, BrokerNode via, String name, int shards, int rf) {

@@ -89,6 +89,21 @@ class PlacementDecisionsTest {
     assertEquals(1, state.moves().size());
   }
 
+  @Test
+  void undrainingABrokerLetsItTakeShardsAgain() {
+    ControlState state = threeBrokers();
+    assertRefused(decisions.undrain(state, 5), ControlReply.Refusal.NOT_FOUND);
+    assertEquals(List.of(), decisions.undrain(state, 2).events(), "broker 2 is not draining: nothing to decide");
+    state = replay(state, decisions.drain(state, 2).events());
+    assertTrue(state.brokers().get(2).draining());
+    Decision undrain = decisions.undrain(state, 2);
+    assertEquals(List.of(new PlacementEvent.BrokerUndrained(2)), undrain.events());
+    state = replay(state, undrain.events());
+    assertEquals(false, state.brokers().get(2).draining());
+    Decision placed = decisions.createStream(state, Set.of(0, 1, 2), "after", 3, 3);
+    assertEquals(1, replay(state, placed.events()).leadersOn(2), "an undrained broker gets its share of a new stream");
+  }
+
   private static void assertRefused(Decision decision, ControlReply.Refusal refusal) {
     assertEquals(List.of(), decision.events());
     assertEquals(refusal, assertInstanceOf(ControlReply.Rejected.class, decision.reply()).refusal());

@@ -216,7 +216,7 @@ class AdminApiErrorsTest {
             method + " " + path + " answered " + reply.status() + ", not documented: " + operation.get("responses"));
       }
     }
-    assertEquals(18, operations);
+    assertEquals(20, operations);
     assertEquals(false, cluster.get(via, "/v1/placement").json().get("paused").asBoolean(), "resumed last");
   }
 

@@ -1,7 +1,11 @@
 package io.felix.broker.node;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
 import java.util.List;
 import org.apache.pekko.actor.Address;
 import org.apache.pekko.actor.AddressFromURIString;
@@ -14,23 +18,37 @@ class ClusterJoinTest {
   private static final List<Address> SEEDS = List.of(B0, B1, B2);
 
   @Test
-  void theFirstSeedOnItsFirstStartMayFormTheClusterAsPekkoDoes() {
-    assertEquals(new ClusterJoin.Plan(SEEDS, false), ClusterJoin.plan(SEEDS, B0, false));
-  }
-
-  @Test
-  void aRestartedFirstSeedAsksTheOthersAndFormsAClusterOnlyAfterTheRejoinTimeout() {
-    assertEquals(new ClusterJoin.Plan(List.of(B1, B2), true), ClusterJoin.plan(SEEDS, B0, true));
+  void theFirstSeedFormsAtOnceOnlyWhenNoOtherSeedRuns() {
+    assertTrue(ClusterJoin.formsAtOnce(SEEDS, B0, false));
+    assertFalse(ClusterJoin.formsAtOnce(SEEDS, B0, true), "another seed runs: ask it first (it may be a member)");
   }
 
   @Test
   void otherSeedsNeverFormAClusterThemselves() {
-    assertEquals(new ClusterJoin.Plan(SEEDS, false), ClusterJoin.plan(SEEDS, B1, true));
-    assertEquals(new ClusterJoin.Plan(SEEDS, false), ClusterJoin.plan(SEEDS, B2, false));
+    assertFalse(ClusterJoin.formsAtOnce(SEEDS, B1, false));
+    assertFalse(ClusterJoin.formsAtOnce(SEEDS, B2, true));
   }
 
   @Test
-  void aLoneSeedThatWasAMemberRejoinsItselfAtOnce() {
-    assertEquals(new ClusterJoin.Plan(List.of(), false), ClusterJoin.plan(List.of(B0), B0, true));
+  void aLoneSeedFormsAtOnce() {
+    assertTrue(ClusterJoin.formsAtOnce(List.of(B0), B0, true));
+  }
+
+  @Test
+  void onlyTheFirstSeedWaitsTheRejoinTimeoutBeforeFormingAlone() {
+    assertEquals(17_000, seedNodeTimeoutMillis(2551));
+    assertEquals(5_000, seedNodeTimeoutMillis(2552), "Pekko's default: a later seed retries its seeds that often");
+  }
+
+  private static long seedNodeTimeoutMillis(int port) {
+    Config config = NodeConfig.derive(ConfigFactory.parseString("""
+        felix.cluster {
+          port = %d
+          rejoin-timeout = 17s
+          seed-nodes = ["pekko://felix@127.0.0.1:2551", "pekko://felix@127.0.0.1:2552", "pekko://felix@127.0.0.1:2553"]
+        }
+        felix.persistence.url = "jdbc:h2:file:/tmp/felix-cluster-join-test"
+        """.formatted(port)));
+    return config.getDuration("pekko.cluster.seed-node-timeout").toMillis();
   }
 }

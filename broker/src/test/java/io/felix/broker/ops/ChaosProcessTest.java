@@ -17,14 +17,16 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The fault suite ({@code chaos}) for about three minutes against three supervised broker processes: every
  * fault kind listed here must keep every acknowledged record exactly once and in order and have every shard
- * writable again within 30 s. Kinds left out fail on main for broker reasons (see README, "Fault suite").
+ * writable again within 45 s (a kill of every broker restarts three JVMs at once on two cores). The graceful
+ * rolling restart is left out for time (three restarts one after another); the long runs in the README have it.
  */
 @Tag("process")
 @Timeout(value = 12, unit = java.util.concurrent.TimeUnit.MINUTES) // hung brokers fail the test, never stall CI
 class ChaosProcessTest {
 
   private static final List<FaultKind> FAULTS = List.of(FaultKind.KILL_LEADER, FaultKind.KILL_SINGLETON_HOST,
-      FaultKind.RESTART_ALL, FaultKind.REPLACE_DISK);
+      FaultKind.PAUSE, FaultKind.KILL_ALL, FaultKind.RESTART_ALL, FaultKind.REPLACE_DISK, FaultKind.MOVE_LEADER,
+      FaultKind.DRAIN);
 
   @TempDir Path dir;
 
@@ -32,7 +34,7 @@ class ChaosProcessTest {
   void everyFaultRoundKeepsEveryAcknowledgedRecordAndEveryShardWritable() throws Exception {
     ChaosOptions options = ChaosOptions.parse(List.of("--duration", "90s",
         "--faults", String.join(",", FAULTS.stream().map(FaultKind::wireName).toList()),
-        "--rate", "200", "--seed", "42", "--writable-within", "30s", "--dir", dir.resolve("chaos").toString()));
+        "--rate", "200", "--seed", "42", "--writable-within", "45s", "--dir", dir.resolve("chaos").toString()));
     ChaosTable table = ChaosCommand.execute(options, Map.of(
         // The tests run before Maven packages the broker jar: the brokers run from the test classpath.
         "FELIX_BROKER_CLASSPATH", System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")),

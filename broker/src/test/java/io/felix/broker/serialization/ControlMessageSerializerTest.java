@@ -13,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.felix.broker.assignment.AssignmentTable;
 import io.felix.broker.assignment.BrokerEndpoint;
 import io.felix.broker.assignment.ShardId;
+import io.felix.broker.assignment.StreamConfig;
 import io.felix.broker.control.AssignmentHolder;
 import io.felix.broker.control.ControlReply;
 import io.felix.broker.control.ControlState;
@@ -21,6 +22,7 @@ import io.felix.broker.control.JournalRecord;
 import io.felix.broker.control.PlacementController;
 import io.felix.broker.control.PlacementEvent;
 import io.felix.broker.control.PlacementEvent.BrokerDraining;
+import io.felix.broker.control.PlacementEvent.BrokerUndrained;
 import io.felix.broker.control.PlacementEvent.BrokerJoined;
 import io.felix.broker.control.PlacementEvent.BrokerRemoved;
 import io.felix.broker.control.PlacementEvent.LeaderPromoted;
@@ -94,12 +96,17 @@ class ControlMessageSerializerTest {
       new MoveAborted(CLICKS_7, 2, "move-timeout", 4_000),
       new MoveStarted(3, CLICKS_7, 3, 2, true, "balance", 5_000),
       new BrokerDraining(3),
+      new BrokerUndrained(3),
       new BrokerJoined(4, "", 0, new BrokerEndpoint(4, "h4", 4, 5, 6)),
       new BrokerRemoved(4),
       new PlacementPaused(6_000),
       new PlacementResumed(7_000),
       new PlacementPaused(8_000),
-      new PlacementEvent.TableVersionRaised(40));
+      new PlacementEvent.TableVersionRaised(40),
+      new StreamCreated("kept", 2, 1, java.util.UUID.fromString("5f1e4a8b-2c3d-4e5f-8a9b-0c1d2e3f4a5b"),
+          new StreamConfig(3_600_000L, null, 1_048_576L)),
+      new PlacementEvent.StreamConfigChanged("kept", new StreamConfig(3_600_000L, 10_000L, 1_048_576L)),
+      new PlacementEvent.StreamShardsAdded("kept", 3));
 
   @AfterAll
   static void stop() {
@@ -127,8 +134,14 @@ class ControlMessageSerializerTest {
         new AssignmentHolder.GetTable(tableTo),
         new PlacementController.RegisterBroker(2, "zone-a", 12, BROKER_2),
         new PlacementController.CreateStream("orders", 12, 3, replyTo),
+        new PlacementController.CreateStream("kept", 2, 1, new StreamConfig(-1L, 1L << 30, null), replyTo),
+        new PlacementController.ChangeStream("kept", new StreamConfig(null, 5_000L, null), null, replyTo),
+        new PlacementController.ChangeStream("kept", StreamConfig.DEFAULTS, 6, replyTo),
+        new ReplicaStatus(ORDERS_0, 3, true, ReplicaRole.LEADER, 9, 12_345, 12_000, false, false, 10, List.of(3),
+            4_000),
         new PlacementController.DeleteStream("orders", replyTo),
         new PlacementController.DrainBroker(3, replyTo),
+        new PlacementController.UndrainBroker(3, replyTo),
         new PlacementController.RemoveBroker(3, replyTo),
         new PlacementController.PausePlacement(replyTo),
         new PlacementController.ResumePlacement(replyTo),
@@ -211,6 +224,20 @@ class ControlMessageSerializerTest {
     assertEquals(Arrays.stream(PlacementEvent.class.getPermittedSubclasses()).collect(Collectors.toSet()),
         EVENTS.stream().map(Object::getClass).collect(Collectors.toSet()), "every kind of event is stored here");
     assertFalse(ControlMessage.class.isAssignableFrom(JournalRecord.class));
+  }
+
+  /** A stream created before streams had their own settings: the journal's event reads with the defaults. */
+  record StreamCreatedBeforeSettings(String stream, int shards, int replicationFactor, java.util.UUID incarnation) {}
+
+  @Test
+  void aStreamCreatedEventWrittenBeforeStreamSettingsReadsWithTheDefaults() throws Exception {
+    var mapper = org.apache.pekko.serialization.jackson.JacksonObjectMapperProvider.get(Adapter.toClassic(kit.system()))
+        .getOrCreate("jackson-cbor", java.util.Optional.empty());
+    java.util.UUID incarnation = java.util.UUID.randomUUID();
+    byte[] old = mapper.writeValueAsBytes(new StreamCreatedBeforeSettings("old", 3, 2, incarnation));
+    StreamCreated read = mapper.readValue(old, StreamCreated.class);
+    assertEquals(new StreamCreated("old", 3, 2, incarnation, StreamConfig.DEFAULTS), read);
+    assertEquals(StreamConfig.DEFAULTS, ControlState.EMPTY.apply(read).streams().get("old").config());
   }
 
   @Test

@@ -133,6 +133,33 @@ class ShardFollowerTest extends ReplicaActorTest {
     assertEquals(first.getFetchId() + 1, resent.getFetchId());
   }
 
+  @Test
+  void aLogEndingBelowTheLeadersStartIsDroppedAndStartsAgainThere() {
+    append(replica.log, 1, 2); // [0, 6) at epoch 1: retention on the leader deleted all of it and more
+    replica.startFollower(following(3));
+    ReplicaFetch first = replica.transport.nextFetch(LEADER);
+    assertEquals(6, first.getFetchOffset());
+
+    // An answer naming a start at or below this log's end (an older fetch's) changes nothing: fetch again later.
+    replica.tell(new ShardReplica.FetchResultArrived(LEADER, answer(first)
+        .setError(FetchError.FETCH_OFFSET_OUT_OF_RANGE).setLeaderLogStartOffset(6).build()));
+    assertEquals(0, replica.describe().logStartOffset());
+    assertEquals(List.of(), replica.transport.drain());
+
+    replica.clock.advance(Duration.ofMillis(100));
+    replica.tell(ShardReplica.Tick.INSTANCE);
+    ReplicaFetch again = replica.transport.nextFetch(LEADER);
+    replica.tell(new ShardReplica.FetchResultArrived(LEADER, answer(again)
+        .setError(FetchError.FETCH_OFFSET_OUT_OF_RANGE).setLeaderLogStartOffset(30).build()));
+    ReplicaFetch fromStart = replica.transport.nextFetch(LEADER);
+    assertEquals(30, fromStart.getFetchOffset());
+    assertEquals(-1, fromStart.getLastFetchedEpoch());
+    ReplicaStatus status = replica.describe();
+    assertEquals(30, status.logStartOffset());
+    assertEquals(30, status.logEndOffset());
+    assertEquals(-1, status.lastEpoch());
+  }
+
   /** The leader's FETCH_DIVERGING answer: where the fetch's last epoch ends in the leader's log. */
   private ReplicaFetchResult divergingAnswer(ReplicaFetch fetch) {
     EpochEnd agreed = leaderLog.epochEndFor(fetch.getLastFetchedEpoch());

@@ -148,6 +148,26 @@ class ShardLeaderTest extends ReplicaActorTest {
   }
 
   @Test
+  void aFetchBelowTheLogStartIsToldTheStartAndAnEmptyLogThereIsServedWithoutADivergenceCheck() {
+    replica.log.rollAt(100); // two 50-byte batches per segment
+    append(replica.log, 1, 6); // [0, 18) in segments at 0, 6, 12
+    assertEquals(12, replica.log.deleteSegmentsPastRetention(-1, 0, 0, 18));
+    replica.startLeader(leading(2)); // its epoch marker goes to 18
+
+    replica.followerFetch(fetch(F2, 2, 6, 1, 6));
+    ReplicaFetchResult below = replica.transport.nextFetchResult(F2);
+    assertEquals(FetchError.FETCH_OFFSET_OUT_OF_RANGE, below.getError());
+    assertEquals(12, below.getLeaderLogStartOffset());
+
+    // An empty follower log may start above this log's start (its own retention ran further): it cannot diverge.
+    replica.followerFetch(fetch(F2, 2, 15, -1, 15));
+    ReplicaFetchResult fromThere = replica.transport.nextFetchResult(F2);
+    assertEquals(FetchError.FETCH_OK, fromThere.getError());
+    assertEquals(15, fromThere.getFetchOffset());
+    assertEquals(batchesFrom(replica.log, 15), fromThere.getBatches());
+  }
+
+  @Test
   void aFetchFromABrokerOutsideTheReplicaSetIsRefused() {
     replica.startLeader(leading(2));
 

@@ -129,7 +129,7 @@ final class ChaosCluster {
       long live = 0;
       for (JsonNode broker : JSON.readTree(local.admin(0).getOk("/v1/brokers"))) {
         listed.add(broker.path("id").asInt() + "=" + broker.path("state").asText());
-        // A drained broker stays draining for good (see Nemesis.drain); it is up all the same.
+        // A broker may still be draining when a drain round failed; it is up all the same.
         live += List.of("live", "draining").contains(broker.path("state").asText()) ? 1 : 0;
       }
       return live == brokers() ? null : "the singleton lists brokers " + listed;

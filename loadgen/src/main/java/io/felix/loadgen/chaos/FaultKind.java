@@ -17,7 +17,7 @@ public enum FaultKind {
   RESTART_ALL("restart-all", "graceful stop of every broker, then every broker started again"),
   REPLACE_DISK("replace-disk", "one broker stopped, its data directory wiped, started again"),
   MOVE_LEADER("move-leader", "one shard's leadership moved to another broker (POST /v1/shard-moves)"),
-  DRAIN("drain", "one broker drained (POST /v1/brokers/N/drain) until it leads nothing; it stays draining");
+  DRAIN("drain", "one broker drained (POST /v1/brokers/N/drain) until it leads nothing, then undrained");
 
   private final String wireName;
   private final String description;

@@ -119,21 +119,25 @@ final class Nemesis {
   }
 
   /**
-   * Drains the broker under load and waits until it leads nothing. It stays draining for good: the singleton
-   * has no undrain, and removing it is refused while it holds replicas, which every broker does with three
-   * brokers and replication factor 3; later rounds run with it draining.
+   * Drains the broker under load until it leads nothing, then stops the drain (with three brokers and
+   * replication factor 3 it keeps its replicas, so it could not be removed), and rebalancing hands it leaders
+   * back during the next rounds.
    */
   private String drain(int broker) throws IOException, InterruptedException {
     cluster.anyAdmin().postOk("/v1/brokers/" + broker + "/drain", "");
-    long deadline = System.nanoTime() + RESTART_TIMEOUT.toNanos();
-    while (cluster.leaders().containsValue(broker)) {
-      if (System.nanoTime() > deadline) {
-        throw new IOException("drained broker " + broker + " still leads shards " + RESTART_TIMEOUT.toSeconds()
-            + " s on: " + cluster.leaders());
+    try {
+      long deadline = System.nanoTime() + RESTART_TIMEOUT.toNanos();
+      while (cluster.leaders().containsValue(broker)) {
+        if (System.nanoTime() > deadline) {
+          throw new IOException("drained broker " + broker + " still leads shards " + RESTART_TIMEOUT.toSeconds()
+              + " s on: " + cluster.leaders());
+        }
+        Thread.sleep(500);
       }
-      Thread.sleep(500);
+    } finally {
+      cluster.anyAdmin().deleteOk("/v1/brokers/" + broker + "/drain");
     }
-    return "broker " + broker + " drained: it leads no shard";
+    return "broker " + broker + " drained until it led no shard, then undrained";
   }
 
   /** After a failed round: every broker started (a no-op for running ones) and resumed, so the next starts whole. */

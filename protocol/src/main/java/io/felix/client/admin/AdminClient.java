@@ -60,6 +60,11 @@ public final class AdminClient {
         .POST(HttpRequest.BodyPublishers.ofString(json)));
   }
 
+  public Reply patch(String path, String json) throws IOException, InterruptedException {
+    return send(request(path).header("Content-Type", "application/json")
+        .method("PATCH", HttpRequest.BodyPublishers.ofString(json)));
+  }
+
   public Reply delete(String path) throws IOException, InterruptedException {
     return send(request(path).DELETE());
   }

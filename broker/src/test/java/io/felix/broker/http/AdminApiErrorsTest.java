@@ -74,7 +74,8 @@ class AdminApiErrorsTest {
         send("POST", "/v1/streams", "application/xml", "<stream/>"));
     expect(413, "payload_too_large", "exceeded size limit",
         send("POST", "/v1/placement/simulate", "application/json", "x".repeat(9 * 1024 * 1024)));
-    expect(400, "bad_request", "unknown fields 'shard', 'rf' (known: name, shards, replication_factor)",
+    expect(400, "bad_request", "unknown fields 'shard', 'rf' (known: name, shards, replication_factor, retention_ms, retention_bytes, "
+        + "segment_bytes)",
         cluster.post(via, "/v1/streams", "{\"name\":\"typo\",\"shard\":3,\"rf\":3}"));
     expect(400, "bad_request", "unknown field 'from' (known: stream, shard, to)",
         cluster.post(via, "/v1/shard-moves", "{\"stream\":\"events\",\"shard\":0,\"to\":1,\"from\":0}"));
@@ -206,6 +207,7 @@ class AdminApiErrorsTest {
         Reply reply = send(method, path, "application/json", method.equals("POST") && !path.endsWith("simulate")
             && !path.endsWith("pause") && !path.endsWith("resume") && !path.endsWith("drain") ? "{}" : null);
         if (operation == null) {
+          assertEquals(405, reply.status(), method + " " + path + ": " + reply.body());
           expect(405, "method_not_allowed", "HTTP method not allowed", reply);
           continue;
         }

@@ -205,7 +205,7 @@ public final class BrokerCluster implements AutoCloseable {
    * placement: leadership then changes only through failover, so a test measures the fault alone.
    */
   public void createStreamAndPausePlacement(BrokerNode via, String stream, int shards) {
-    org.junit.jupiter.api.Assertions.assertEquals(200, post(via, "/v1/streams",
+    org.junit.jupiter.api.Assertions.assertEquals(201, post(via, "/v1/streams",
         "{\"name\":\"" + stream + "\",\"shards\":" + shards + ",\"replication_factor\":3}").status());
     awaitReady();
     org.junit.jupiter.api.Assertions.assertEquals(200, post(via, "/v1/placement/pause", "").status());

@@ -38,7 +38,7 @@ class WholeClusterRestartTest {
       BrokerCluster.await(Duration.ofSeconds(30), "stream created", () -> {
         int status = cluster.post(cluster.broker(0), "/v1/streams", "{\"name\":\"" + STREAM + "\",\"shards\":"
             + SHARDS + ",\"replication_factor\":3}").status();
-        return status == 200 || status == 409;
+        return status == 201 || status == 409;
       });
       cluster.awaitReady();
       BrokerCluster.await(Duration.ofSeconds(30), "placement paused",

@@ -30,12 +30,12 @@ public final class ConsumeRun {
   private long records;
   private long bytes;
 
-  ConsumeRun(ConsumeOptions options, PrintStream out) {
+  public ConsumeRun(ConsumeOptions options, PrintStream out) {
     this.options = options;
     this.out = out;
   }
 
-  int run() throws IOException, InterruptedException {
+  public int run() throws IOException, InterruptedException {
     Summary expected = options.expect() == null ? null : Summary.read(options.expect());
     if (expected != null && !expected.stream().equals(options.stream())) {
       System.err.println("consume: --expect describes stream " + expected.stream() + ", not " + options.stream());

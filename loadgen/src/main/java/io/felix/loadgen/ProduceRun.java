@@ -50,7 +50,7 @@ public final class ProduceRun {
   private FelixClient client;
   private long startNanos;
 
-  ProduceRun(ProduceOptions options, PrintStream out) {
+  public ProduceRun(ProduceOptions options, PrintStream out) {
     this.options = options;
     this.out = out;
   }
@@ -67,7 +67,7 @@ public final class ProduceRun {
   }
 
   /** Runs to the end (or Ctrl-C), prints the summary, writes the JSON; returns the exit code. */
-  int run() throws IOException, InterruptedException {
+  public int run() throws IOException, InterruptedException {
     Thread hook = new Thread(this::interrupted, "produce-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
     try {

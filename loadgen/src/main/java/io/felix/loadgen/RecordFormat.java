@@ -18,9 +18,9 @@ import java.util.zip.CRC32C;
  *
  * All big-endian. A record belongs to producer (run id, producer).
  */
-final class RecordFormat {
+public final class RecordFormat {
   static final int MAGIC = 0x464C5831;
-  static final int HEADER_BYTES = 28;
+  public static final int HEADER_BYTES = 28;
   private static final int CRC_AT = 24;
 
   /**

@@ -12,11 +12,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /** Reads a stream's metadata once before a run, so a wrong address or stream name fails at once and clearly. */
-final class StreamCheck {
+public final class StreamCheck {
   private StreamCheck() {}
 
   /** Null when the stream exists and has shards, else what is wrong. */
-  static String problem(FelixClient client, String stream) throws InterruptedException {
+  public static String problem(FelixClient client, String stream) throws InterruptedException {
     try {
       List<Integer> shards = shards(client, stream);
       return shards.isEmpty() ? "stream " + stream + " has no shards" : null;
@@ -26,7 +26,7 @@ final class StreamCheck {
   }
 
   /** The stream's shard ids in ascending order; IllegalStateException naming the problem. */
-  static List<Integer> shards(FelixClient client, String stream) throws InterruptedException {
+  public static List<Integer> shards(FelixClient client, String stream) throws InterruptedException {
     MetadataResponse m;
     try {
       m = client.metadata(stream).get(client.settings().requestTimeout().toMillis(), TimeUnit.MILLISECONDS);

@@ -92,7 +92,7 @@ public final class ClientRequests {
     MetadataResponse.Builder b = MetadataResponse.newBuilder()
         .setAssignmentVersion(table.version()).setBrokerId(registry.brokerId());
     table.brokers().values().stream().sorted((x, y) -> Integer.compare(x.id(), y.id())).forEach(e ->
-        b.addBrokers(BrokerAddress.newBuilder().setId(e.id()).setHost(e.host()).setPort(e.clientPort())));
+        b.addBrokers(BrokerAddress.newBuilder().setId(e.id()).setHost(e.clientHost()).setPort(e.clientPort())));
     long size = b.build().getSerializedSize();
     for (String name : names) {
       StreamMetadata stream = streamMetadata(table, name);

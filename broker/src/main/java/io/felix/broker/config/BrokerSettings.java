@@ -13,12 +13,14 @@ import java.util.Optional;
  * port). The one reading of that section, shared by the node, the data plane and the assignment holder.
  *
  * @param maxShards 0 when the broker has no cap
+ * @param advertisedHost the host clients are told, when not {@code host}
+ * @param advertisedClientPort the client port clients are told; 0 = the bound one
  * @param quarantineRetention how long a replica log set aside (not listed by the table, or of another stream
  *     incarnation) is kept under {@code data-dir/quarantine} before it is deleted
  */
 public record BrokerSettings(
     int id, Optional<String> zone, int maxShards, String host, Path dataDir, int clientPort, int replicationPort,
-    Duration quarantineRetention) {
+    Duration quarantineRetention, Optional<String> advertisedHost, int advertisedClientPort) {
 
   public BrokerSettings {
     ConfigChecks.atLeast("felix.broker.id", id, 0);
@@ -28,6 +30,7 @@ public record BrokerSettings(
     }
     ConfigChecks.port("felix.broker.client-port", clientPort);
     ConfigChecks.port("felix.broker.replication-port", replicationPort);
+    ConfigChecks.port("felix.broker.advertised-client-port", advertisedClientPort);
     if (quarantineRetention.isNegative()) {
       throw new ConfigException.BadValue("felix.broker.quarantine-retention", "must not be negative");
     }
@@ -45,7 +48,9 @@ public record BrokerSettings(
         Path.of(c.getString("data-dir")),
         c.getInt("client-port"),
         c.getInt("replication-port"),
-        c.getDuration("quarantine-retention"));
+        c.getDuration("quarantine-retention"),
+        c.getString("advertised-host").isBlank() ? Optional.empty() : Optional.of(c.getString("advertised-host").trim()),
+        c.getInt("advertised-client-port"));
   }
 
   /** The Pekko cluster role that names this broker. */

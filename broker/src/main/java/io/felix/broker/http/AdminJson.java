@@ -184,7 +184,8 @@ final class AdminJson {
     return JSON.objectNode().put("message", text);
   }
 
-  static ObjectNode error(String text) {
-    return JSON.objectNode().put("error", text);
+  /** An error answer of the given HTTP status: {@code {"error": text, "code": kind}} (see {@link ApiError}). */
+  static ObjectNode error(int status, String text) {
+    return JSON.objectNode().put("error", text).put("code", ApiError.of(status).code());
   }
 }

@@ -32,6 +32,8 @@ import org.apache.pekko.cluster.MemberStatus;
 import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.http.javadsl.model.ContentTypes;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
+import org.apache.pekko.http.javadsl.model.MediaType;
+import org.apache.pekko.http.javadsl.model.MediaTypes;
 import org.apache.pekko.http.javadsl.model.StatusCode;
 import org.apache.pekko.http.javadsl.model.StatusCodes;
 import org.apache.pekko.http.javadsl.server.AllDirectives;
@@ -41,9 +43,12 @@ import org.apache.pekko.http.javadsl.unmarshalling.Unmarshaller;
 
 /**
  * The admin HTTP API, served by every broker; commands go to the placement singleton through its proxy.
- * Errors are {@code {"error": "..."}}: 400 for a malformed body or an invalid value (naming the field), 404
- * for an unknown stream or broker, 409 for a conflict, 503 when the singleton does not answer in time.
- * A refused request changes nothing (the singleton persists nothing for it).
+ * Every error is JSON, {@code {"error": "...", "code": "..."}} ({@link ApiError}): 400 for a malformed body, an
+ * unknown field or an invalid value (naming the field), 404 for an unknown stream, broker or path, 405 for a
+ * method a path does not take, 409 for a conflict, 413 for a body over pekko.http.server.parsing.max-content-length,
+ * 415 for a body that is not JSON, 503 when the singleton does not answer in time. Creating a stream answers 201,
+ * deleting a stream or a broker 204. A refused request changes nothing (the singleton persists nothing for it).
+ * The routes are described by {@code /v1/openapi.json} (kept true by OpenApiClusterTest).
  */
 public final class AdminRoutes extends AllDirectives {
 
@@ -57,6 +62,7 @@ public final class AdminRoutes extends AllDirectives {
   private final ShardStatuses shardStatuses;
   private final PlacementSimulation simulation;
   private final int recentMoves;
+  private final int defaultReplicationFactor;
 
   /** Asks the leaders of a stream's shards for their commit offsets (shard -> offset; missing if no answer). */
   public interface CommitOffsets {
@@ -79,9 +85,18 @@ public final class AdminRoutes extends AllDirectives {
     this.shardStatuses = shardStatuses;
     this.simulation = new PlacementSimulation(controlSettings);
     this.recentMoves = controlSettings.recentMoves();
+    this.defaultReplicationFactor = settings.defaultReplicationFactor();
   }
 
+  /**
+   * The API's routes, sealed (every rejection and failure becomes a response) and with every error answer in
+   * JSON, including Pekko's own (unknown path, wrong method, body too large).
+   */
   public Route routes() {
+    return mapResponse(JsonErrors::ofResponse, () -> unsealedRoutes().seal());
+  }
+
+  private Route unsealedRoutes() {
     return concat(
         path("health", () -> get(() -> json(StatusCodes.OK, AdminJson.message("up")))),
         path("ready", () -> get(this::ready)),
@@ -95,7 +110,7 @@ public final class AdminRoutes extends AllDirectives {
                     post(() -> command(r -> new PlacementController.DrainBroker(id, r))),
                     delete(() -> command(r -> new PlacementController.UndrainBroker(id, r))))),
             path(PathMatchers.segment("brokers").slash(PathMatchers.segment()), id -> delete(() -> brokerId(id,
-                n -> command(r -> new PlacementController.RemoveBroker(n, r))))),
+                n -> command(StatusCodes.NO_CONTENT, r -> new PlacementController.RemoveBroker(n, r))))),
             path("streams", () -> concat(
                 get(() -> withStatuses(shard -> true, (view, statuses) -> ok(AdminJson.streams(view.state(),
                     UnderReplication.perStream(view.state().shards().values(), statuses))))),
@@ -103,7 +118,7 @@ public final class AdminRoutes extends AllDirectives {
             path(PathMatchers.segment("streams").slash(PathMatchers.segment()), name -> concat(
                 get(() -> describeStream(name)),
                 patch(() -> body(b -> changeStream(name, b))),
-                delete(() -> command(r -> new PlacementController.DeleteStream(name, r))))),
+                delete(() -> command(StatusCodes.NO_CONTENT, r -> new PlacementController.DeleteStream(name, r))))),
             path("replication-status", () -> get(() -> parameterOptional("format", format ->
                 withView(view -> {
                   ReplicationStatus status = new ReplicationStatus(view.state());
@@ -116,9 +131,11 @@ public final class AdminRoutes extends AllDirectives {
             path(PathMatchers.segment("placement").slash("resume"),
                 () -> post(() -> command(PlacementController.ResumePlacement::new))),
             path(PathMatchers.segment("placement").slash("simulate"), () -> post(() ->
-                entity(Unmarshaller.entityToString(), text -> text.isBlank()
+                jsonText(text -> text.isBlank()
                     ? withView(view -> respond(simulation.live(view)))
                     : respond(simulation.posted(text))))),
+            path("openapi.json", () -> get(() -> complete(HttpResponse.create()
+                .withEntity(ContentTypes.APPLICATION_JSON, OpenApi.document())))),
             path("shard-moves", () -> concat(
                 get(() -> withView(view -> ok(AdminJson.moves(view.state(), System.currentTimeMillis(),
                     recentMoves)))),
@@ -135,17 +152,33 @@ public final class AdminRoutes extends AllDirectives {
       if (up && version > 0) {
         return json(StatusCodes.OK, AdminJson.message("ready: cluster member, assignment table version " + version));
       }
-      return json(StatusCodes.SERVICE_UNAVAILABLE, AdminJson.error(!up ? "not yet an up member of the cluster"
-          : "no assignment table from the placement singleton yet"));
+      return error(StatusCodes.SERVICE_UNAVAILABLE, !up ? "not yet an up member of the cluster"
+          : "no assignment table from the placement singleton yet");
     });
   }
 
+  /**
+   * POST /v1/streams. Without replication_factor the stream gets felix.http.default-replication-factor replicas
+   * per shard, or as many as there are live brokers that can take replicas when fewer (the answer says so).
+   */
   private Route createStream(JsonNode body) {
+    onlyFields(body, "name", "shards", "replication_factor", "retention_ms", "retention_bytes", "segment_bytes");
     String name = text(body, "name");
     int shards = integer(body, "shards");
-    int rf = integer(body, "replication_factor");
     StreamConfig config = streamConfig(body);
-    return command(r -> new PlacementController.CreateStream(name, shards, rf, config, r));
+    if (body.has("replication_factor")) {
+      int rf = integer(body, "replication_factor");
+      return command(StatusCodes.CREATED, r -> new PlacementController.CreateStream(name, shards, rf, config, r));
+    }
+    return withView(view -> {
+      long eligible = view.state().brokers().values().stream()
+          .filter(b -> view.available().contains(b.id()) && !b.draining()).count();
+      int rf = (int) Math.max(1, Math.min(defaultReplicationFactor, eligible));
+      String note = rf < defaultReplicationFactor ? " (replication factor " + rf + ", not the default "
+          + defaultReplicationFactor + ": only " + eligible + " live brokers can take replicas)" : "";
+      return command(StatusCodes.CREATED, note,
+          r -> new PlacementController.CreateStream(name, shards, rf, config, r));
+    });
   }
 
   /** The settings a stream may change; any other field is refused, so that nothing is silently ignored. */
@@ -192,6 +225,7 @@ public final class AdminRoutes extends AllDirectives {
   }
 
   private Route startMove(JsonNode body) {
+    onlyFields(body, "stream", "shard", "to");
     String stream = text(body, "stream");
     int shard = integer(body, "shard");
     int to = integer(body, "to");
@@ -202,7 +236,7 @@ public final class AdminRoutes extends AllDirectives {
     return withView(view -> {
       StreamRecord stream = view.state().streams().get(name);
       if (stream == null) {
-        return json(StatusCodes.NOT_FOUND, AdminJson.error("stream '" + name + "' does not exist"));
+        return error(StatusCodes.NOT_FOUND, "stream '" + name + "' does not exist");
       }
       CompletionStage<Map<Integer, Long>> offsets = commitOffsets.of(view.state().table(), name)
           .exceptionally(failure -> Map.of());
@@ -222,22 +256,56 @@ public final class AdminRoutes extends AllDirectives {
 
   /** Parses the body as a JSON object and hands it on; a malformed body or a bad field is a 400. */
   private Route body(Function<JsonNode, Route> handler) {
-    return entity(Unmarshaller.entityToString(), text -> {
+    return jsonText(text -> {
       JsonNode node;
       try {
         node = MAPPER.readTree(text);
       } catch (JsonProcessingException e) {
-        return json(StatusCodes.BAD_REQUEST, AdminJson.error("malformed JSON body: " + e.getOriginalMessage()));
+        return error(StatusCodes.BAD_REQUEST, "malformed JSON body: " + e.getOriginalMessage());
       }
       if (node == null || !node.isObject()) {
-        return json(StatusCodes.BAD_REQUEST, AdminJson.error("the body must be a JSON object"));
+        return error(StatusCodes.BAD_REQUEST, "the body must be a JSON object");
       }
       try {
         return handler.apply(node);
       } catch (BadField e) {
-        return json(StatusCodes.BAD_REQUEST, AdminJson.error(e.getMessage()));
+        return error(StatusCodes.BAD_REQUEST, e.getMessage());
       }
     });
+  }
+
+  /**
+   * The request body as text, unless its Content-Type says it is something other than JSON (415). Bodies sent
+   * without one (application/octet-stream), or as curl -d sends them (form-urlencoded), or as text/plain are read
+   * as JSON.
+   */
+  private Route jsonText(Function<String, Route> handler) {
+    return extractRequest(request -> {
+      MediaType type = request.entity().getContentType().mediaType();
+      if (!JSON_BODY_TYPES.contains(type)) {
+        return error(StatusCodes.UNSUPPORTED_MEDIA_TYPE, "the body must be JSON (Content-Type: application/json), "
+            + "got " + type);
+      }
+      return entity(Unmarshaller.entityToString(), handler);
+    });
+  }
+
+  private static final java.util.Set<MediaType> JSON_BODY_TYPES = java.util.Set.of(
+      MediaTypes.APPLICATION_JSON, MediaTypes.APPLICATION_OCTET_STREAM, MediaTypes.APPLICATION_X_WWW_FORM_URLENCODED,
+      MediaTypes.TEXT_PLAIN);
+
+  /** Refuses a body with fields other than {@code known} (a misspelt optional field would be ignored silently). */
+  private static void onlyFields(JsonNode body, String... known) {
+    java.util.List<String> unknown = new java.util.ArrayList<>();
+    body.fieldNames().forEachRemaining(f -> {
+      if (!java.util.Arrays.asList(known).contains(f)) {
+        unknown.add("'" + f + "'");
+      }
+    });
+    if (!unknown.isEmpty()) {
+      throw new BadField("unknown field" + (unknown.size() > 1 ? "s " : " ") + String.join(", ", unknown)
+          + " (known: " + String.join(", ", known) + ")");
+    }
   }
 
   private static final class BadField extends RuntimeException {
@@ -266,18 +334,30 @@ public final class AdminRoutes extends AllDirectives {
     try {
       return handler.apply(Integer.parseInt(segment));
     } catch (NumberFormatException e) {
-      return json(StatusCodes.BAD_REQUEST, AdminJson.error("broker id: must be an integer, got '" + segment + "'"));
+      return error(StatusCodes.BAD_REQUEST, "broker id: must be an integer, got '" + segment + "'");
     }
   }
 
   private Route command(Function<ActorRef<ControlReply>, PlacementController.Command> command) {
-    CompletionStage<ControlReply> reply = AskPattern.ask(singleton, command::apply, timeout, system.scheduler());
-    return respond(reply.thenApply(AdminRoutes::toResponse));
+    return command(StatusCodes.OK, command);
   }
 
-  private static Response toResponse(ControlReply reply) {
+  /** Asks the singleton; done answers {@code success} (with its message, or no body for 204). */
+  private Route command(StatusCode success, Function<ActorRef<ControlReply>, PlacementController.Command> command) {
+    return command(success, "", command);
+  }
+
+  /** As above, with {@code note} appended to the done message. */
+  private Route command(StatusCode success, String note,
+      Function<ActorRef<ControlReply>, PlacementController.Command> command) {
+    CompletionStage<ControlReply> reply = AskPattern.ask(singleton, command::apply, timeout, system.scheduler());
+    return respond(reply.thenApply(r -> toResponse(r, success, note)));
+  }
+
+  private static Response toResponse(ControlReply reply, StatusCode success, String note) {
     if (reply instanceof ControlReply.Done done) {
-      return new Response(StatusCodes.OK, AdminJson.message(done.message()));
+      return new Response(success, success.equals(StatusCodes.NO_CONTENT) ? null
+          : AdminJson.message(done.message() + note));
     }
     ControlReply.Rejected rejected = (ControlReply.Rejected) reply;
     StatusCode status = switch (rejected.refusal()) {
@@ -285,10 +365,10 @@ public final class AdminRoutes extends AllDirectives {
       case NOT_FOUND -> StatusCodes.NOT_FOUND;
       case CONFLICT -> StatusCodes.CONFLICT;
     };
-    return new Response(status, AdminJson.error(rejected.error()));
+    return new Response(status, AdminJson.error(status.intValue(), rejected.error()));
   }
 
-  /** A status and a JSON document. */
+  /** A status and a JSON document (null: no body, for 204). */
   record Response(StatusCode status, JsonNode body) {}
 
   private Route withView(Function<ControlView, Route> handler) {
@@ -307,17 +387,24 @@ public final class AdminRoutes extends AllDirectives {
     Throwable cause = failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
         ? failure.getCause() : failure;
     if (cause instanceof TimeoutException) {
-      return json(StatusCodes.SERVICE_UNAVAILABLE, AdminJson.error("the placement singleton did not answer within "
-          + timeout.toMillis() + " ms"));
+      return error(StatusCodes.SERVICE_UNAVAILABLE, "the placement singleton did not answer within "
+          + timeout.toMillis() + " ms");
     }
-    return json(StatusCodes.SERVICE_UNAVAILABLE, AdminJson.error("the placement singleton cannot be reached: " + cause));
+    return error(StatusCodes.SERVICE_UNAVAILABLE, "the placement singleton cannot be reached: " + cause);
   }
 
   private Route ok(JsonNode body) {
     return json(StatusCodes.OK, body);
   }
 
+  private Route error(StatusCode status, String message) {
+    return json(status, AdminJson.error(status.intValue(), message));
+  }
+
   private Route json(StatusCode status, JsonNode body) {
+    if (body == null) {
+      return complete(HttpResponse.create().withStatus(status));
+    }
     try {
       return complete(HttpResponse.create().withStatus(status)
           .withEntity(ContentTypes.APPLICATION_JSON, MAPPER.writeValueAsBytes(body)));

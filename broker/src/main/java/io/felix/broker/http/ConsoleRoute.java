@@ -22,8 +22,10 @@ final class ConsoleRoute {
   private ConsoleRoute() {}
 
   static Route create() {
-    return get(() -> concat(
-        pathSingleSlash(() -> getFromResource(RESOURCES + "/index.html", ContentTypes.TEXT_HTML_UTF8)),
-        pathPrefix(RESOURCES, () -> getFromResourceDirectory(RESOURCES))));
+    // The path first, then the method: a get() that passes cancels the method rejections of every other route,
+    // so wrapped around all of them it would turn "405 method not allowed" on /v1/... into 404.
+    return concat(
+        pathSingleSlash(() -> get(() -> getFromResource(RESOURCES + "/index.html", ContentTypes.TEXT_HTML_UTF8))),
+        pathPrefix(RESOURCES, () -> get(() -> getFromResourceDirectory(RESOURCES))));
   }
 }

@@ -4,8 +4,13 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
 import java.time.Duration;
 
-/** The admin HTTP server, from {@code felix.http}. */
-public record HttpSettings(String host, int port, Duration singletonTimeout) {
+/**
+ * The admin HTTP server, from {@code felix.http}.
+ *
+ * @param defaultReplicationFactor replicas per shard of a stream created without replication_factor (fewer when
+ *     fewer brokers can take replicas)
+ */
+public record HttpSettings(String host, int port, Duration singletonTimeout, int defaultReplicationFactor) {
 
   public HttpSettings {
     if (port < 0 || port > 65535) {
@@ -14,10 +19,15 @@ public record HttpSettings(String host, int port, Duration singletonTimeout) {
     if (singletonTimeout.isNegative() || singletonTimeout.isZero()) {
       throw new ConfigException.BadValue("felix.http.singleton-timeout", "must be > 0, got " + singletonTimeout);
     }
+    if (defaultReplicationFactor < 1) {
+      throw new ConfigException.BadValue("felix.http.default-replication-factor",
+          "must be >= 1, got " + defaultReplicationFactor);
+    }
   }
 
   public static HttpSettings fromConfig(Config config) {
     Config c = config.getConfig("felix.http");
-    return new HttpSettings(c.getString("host"), c.getInt("port"), c.getDuration("singleton-timeout"));
+    return new HttpSettings(c.getString("host"), c.getInt("port"), c.getDuration("singleton-timeout"),
+        c.getInt("default-replication-factor"));
   }
 }

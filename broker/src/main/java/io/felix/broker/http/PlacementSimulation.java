@@ -49,7 +49,7 @@ final class PlacementSimulation {
       snapshot = SimulateJson.readSnapshot(body);
     } catch (InvalidLayoutException e) {
       return CompletableFuture.completedFuture(
-          new AdminRoutes.Response(StatusCodes.BAD_REQUEST, AdminJson.error(e.getMessage())));
+          new AdminRoutes.Response(StatusCodes.BAD_REQUEST, AdminJson.error(400, e.getMessage())));
     }
     long shards = snapshot.groups().stream().mapToLong(Group::shards).sum();
     if (shards > MAX_SHARDS || snapshot.brokers().size() > MAX_BROKERS) {
@@ -57,7 +57,7 @@ final class PlacementSimulation {
           ? "groups: a simulation takes at most " + MAX_SHARDS + " shards in all, got " + shards
           : "brokers: a simulation takes at most " + MAX_BROKERS + " brokers, got " + snapshot.brokers().size();
       return CompletableFuture.completedFuture(
-          new AdminRoutes.Response(StatusCodes.BAD_REQUEST, AdminJson.error(problem)));
+          new AdminRoutes.Response(StatusCodes.BAD_REQUEST, AdminJson.error(400, problem)));
     }
     return run(snapshot);
   }

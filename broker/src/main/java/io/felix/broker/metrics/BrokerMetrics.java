@@ -82,7 +82,8 @@ public final class BrokerMetrics implements Extension {
   private final Counter forwardedBytes = counter("felix_forwarded_bytes_total",
       "Plain-mode record bytes this broker forwarded to the shard's leader, per leader broker", "leader");
   private final Gauge leaders = gauge("felix_leaders",
-      "Shards led by each broker per stream, from the assignment table this broker holds", "broker", "stream");
+      "Shards this broker leads per stream, from the assignment table it holds (summed over brokers, each shard "
+          + "counts once)", "broker", "stream");
   private final Gauge assignmentVersion = gauge("felix_assignment_table_version",
       "Version of the assignment table this broker holds");
   private final Gauge movesInFlight = gauge("felix_moves_in_flight",
@@ -93,11 +94,13 @@ public final class BrokerMetrics implements Extension {
       "Placement passes run by the singleton on this broker");
   private final Gauge underReplicatedShards = gauge("felix_under_replicated_shards",
       "Shards led by this broker with fewer replicas in sync than in their replica set, per stream", "stream");
+  private final int brokerId;
   /** The shards counted by {@link #underReplicatedShards}; guarded by this. */
   private final Set<ShardId> underReplicated = new HashSet<>();
 
   /** Builds the metrics of broker {@code brokerId}; the id is exported as {@code felix_broker_info}. */
   public BrokerMetrics(int brokerId, String zone) {
+    this.brokerId = brokerId;
     gauge("felix_broker_info", "Identity of this broker (value is always 1)", "broker", "zone")
         .labelValues(Integer.toString(brokerId), zone == null ? "" : zone).set(1);
     // JvmMetrics includes the process collector (process_cpu_seconds_total and friends).
@@ -151,25 +154,21 @@ public final class BrokerMetrics implements Extension {
   }
 
   /**
-   * Sets the leaders gauge from a table: one series per (broker, stream), every broker in the table present
-   * even at 0, so a lopsided stream reads as {@code 10, 1, 1} and not as a single line. Streams and brokers
-   * gone from the table lose their series.
+   * Sets the leaders gauge from a table: this broker's leaders per stream, every stream present even at 0, so
+   * that the brokers' pages together read a lopsided stream as {@code 10, 1, 1}. Only this broker's own series:
+   * every broker holds the same table, and a cluster-wide series on each page would be counted once per broker
+   * by a sum over the scrape targets. Streams gone from the table lose their series.
    */
   public void assignmentsApplied(AssignmentTable table) {
-    Map<String, Map<Integer, Integer>> counts = new TreeMap<>();
-    for (String stream : table.streams().keySet()) {
-      Map<Integer, Integer> perBroker = new TreeMap<>();
-      table.brokers().keySet().forEach(b -> perBroker.put(b, 0));
-      counts.put(stream, perBroker);
-    }
+    Map<String, Integer> counts = new TreeMap<>();
+    table.streams().keySet().forEach(stream -> counts.put(stream, 0));
     for (ShardAssignment shard : table.shards().values()) {
-      if (shard.leader() != ShardAssignment.NO_LEADER) {
-        counts.computeIfAbsent(shard.id().stream(), s -> new TreeMap<>()).merge(shard.leader(), 1, Integer::sum);
+      if (shard.leader() == brokerId) {
+        counts.merge(shard.id().stream(), 1, Integer::sum);
       }
     }
     leaders.clear();
-    counts.forEach((stream, perBroker) -> perBroker.forEach(
-        (broker, n) -> leaders.labelValues(Integer.toString(broker), stream).set(n)));
+    counts.forEach((stream, n) -> leaders.labelValues(Integer.toString(brokerId), stream).set(n));
     assignmentVersion.set(table.version());
   }
 

@@ -90,8 +90,9 @@ final class BrokerGuardian {
         new ReplicaStatuses(context.getSystem(), control.replicaTimeout()));
     AdminServer admin = AdminServer.bind(context.getSystem(), http, routes);
     BrokerEndpoint data = dataPlane.endpoint();
-    BrokerEndpoint endpoint = new BrokerEndpoint(broker.id(), broker.host(), data.clientPort(),
-        data.replicationPort(), admin.port());
+    BrokerEndpoint endpoint = new BrokerEndpoint(broker.id(), broker.host(),
+        broker.advertisedClientPort() > 0 ? broker.advertisedClientPort() : data.clientPort(),
+        data.replicationPort(), admin.port(), broker.advertisedHost().orElse(broker.host()));
     holder.tell(new AssignmentHolder.Advertise(endpoint));
     return new Started(dataPlane, singleton, holder, admin, endpoint);
   }

@@ -16,7 +16,7 @@ class BrokerSettingsTest {
   void referenceConfDefaultsAreReadOnce() {
     BrokerSettings s = BrokerSettings.fromConfig(ConfigFactory.load());
     assertEquals(new BrokerSettings(0, Optional.empty(), 0, "127.0.0.1", Path.of("data"), 7070, 7071,
-        java.time.Duration.ofHours(24)), s);
+        java.time.Duration.ofHours(24), Optional.empty(), 0), s);
     assertEquals("broker-0", s.clusterRole());
   }
 

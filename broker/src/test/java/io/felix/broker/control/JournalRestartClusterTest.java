@@ -45,7 +45,7 @@ class JournalRestartClusterTest {
       BrokerCluster.await(Duration.ofSeconds(20), "the singleton answering", () ->
           cluster.get(broker, "/v1/streams").status() == 200);
       cluster.awaitBrokersLive(broker, 1);
-      assertEquals(200, cluster.post(broker, "/v1/streams", "{\"name\":\"s\",\"shards\":2,\"replication_factor\":1}")
+      assertEquals(201, cluster.post(broker, "/v1/streams", "{\"name\":\"s\",\"shards\":2,\"replication_factor\":1}")
           .status());
       cluster.awaitReady();
     }

@@ -44,7 +44,7 @@ class MoveFenceTimeoutClusterTest {
         "felix.replication.fetch-max-bytes", 1))) {
       BrokerNode host = cluster.singletonHost();
       cluster.awaitBrokersLive(host, 3);
-      assertEquals(200, cluster.post(host, "/v1/streams", "{\"name\":\"m\",\"shards\":" + SHARDS
+      assertEquals(201, cluster.post(host, "/v1/streams", "{\"name\":\"m\",\"shards\":" + SHARDS
           + ",\"replication_factor\":2}").status());
       cluster.awaitReady();
       assertEquals(200, cluster.post(host, "/v1/placement/pause", "").status());

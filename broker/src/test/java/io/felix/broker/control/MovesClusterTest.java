@@ -149,7 +149,7 @@ class MovesClusterTest {
 
         assertEquals(200, cluster.post(via, "/v1/brokers/3/drain", "").status());
         awaitDrained(cluster, via, 3);
-        assertEquals(200, cluster.delete(via, "/v1/brokers/3").status());
+        assertEquals(204, cluster.delete(via, "/v1/brokers/3").status());
         List<Integer> ids = new ArrayList<>();
         cluster.get(via, "/v1/brokers").json().forEach(b -> ids.add(b.get("id").asInt()));
         assertEquals(List.of(0, 1, 2), ids);
@@ -186,7 +186,7 @@ class MovesClusterTest {
   static void create(BrokerCluster cluster, BrokerNode via, String name, int shards, int rf) {
     Reply reply = cluster.post(via, "/v1/streams",
         "{\"name\":\"" + name + "\",\"shards\":" + shards + ",\"replication_factor\":" + rf + "}");
-    assertEquals(200, reply.status(), reply.body());
+    assertEquals(201, reply.status(), reply.body());
   }
 
   static JsonNode shard(BrokerCluster cluster, BrokerNode via, String stream, int shard) {

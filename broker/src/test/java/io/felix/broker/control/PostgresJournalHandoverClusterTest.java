@@ -47,7 +47,7 @@ class PostgresJournalHandoverClusterTest {
         return r.status() == 200 && r.json().size() == 2;
       });
       for (String name : new String[] {"p1", "p2", "p3"}) {
-        assertEquals(200, cluster.post(other, "/v1/streams",
+        assertEquals(201, cluster.post(other, "/v1/streams",
             "{\"name\":\"" + name + "\",\"shards\":4,\"replication_factor\":2}").status());
       }
       String layout = cluster.get(other, "/v1/replication-status").body();

@@ -38,8 +38,8 @@ class SingletonHandoverTest {
         Reply r = cluster.get(other, "/v1/brokers");
         return r.status() == 200 && r.json().size() == 3;
       });
-      assertEquals(200, cluster.post(other, "/v1/streams", "{\"name\":\"a\",\"shards\":6,\"replication_factor\":3}").status());
-      assertEquals(200, cluster.post(other, "/v1/streams", "{\"name\":\"b\",\"shards\":12,\"replication_factor\":2}").status());
+      assertEquals(201, cluster.post(other, "/v1/streams", "{\"name\":\"a\",\"shards\":6,\"replication_factor\":3}").status());
+      assertEquals(201, cluster.post(other, "/v1/streams", "{\"name\":\"b\",\"shards\":12,\"replication_factor\":2}").status());
       JsonNode aBefore = cluster.get(other, "/v1/streams/a").json();
       JsonNode bBefore = cluster.get(other, "/v1/streams/b").json();
       List<String> streamsBefore = definitions(cluster.get(other, "/v1/streams").json());
@@ -56,7 +56,7 @@ class SingletonHandoverTest {
       assertSameAssignments(aBefore, cluster.get(other, "/v1/streams/a").json(), host.id());
       assertSameAssignments(bBefore, cluster.get(other, "/v1/streams/b").json(), host.id());
       // The recovered singleton keeps deciding: the journal takes its events after the old incarnation's.
-      assertEquals(200, cluster.post(other, "/v1/streams", "{\"name\":\"c\",\"shards\":2,\"replication_factor\":1}").status());
+      assertEquals(201, cluster.post(other, "/v1/streams", "{\"name\":\"c\",\"shards\":2,\"replication_factor\":1}").status());
       assertEquals(3, cluster.get(other, "/v1/streams").json().size());
     }
   }

@@ -46,7 +46,7 @@ class StreamPlacementClusterTest {
     create(via, "cache-sessions", 6);
     create(via, "perf-quorum", 12);
     for (int i = 0; i < 3; i++) {
-      assertEquals(200, cluster.delete(via, "/v1/streams/perf-quorum").status());
+      assertEquals(204, cluster.delete(via, "/v1/streams/perf-quorum").status());
       create(via, "perf-quorum", 12);
     }
 
@@ -83,7 +83,7 @@ class StreamPlacementClusterTest {
     create(via, "doomed", 3);
     BrokerCluster.await(Duration.ofSeconds(20), "replica logs of doomed on every broker",
         () -> cluster.live().stream().allMatch(b -> logDirs(b.id(), "doomed-") == 3));
-    assertEquals(200, cluster.delete(via, "/v1/streams/doomed").status());
+    assertEquals(204, cluster.delete(via, "/v1/streams/doomed").status());
     assertEquals(404, cluster.get(cluster.broker(1), "/v1/streams/doomed").status());
     BrokerCluster.await(Duration.ofSeconds(20), "replica logs of doomed removed",
         () -> cluster.live().stream().allMatch(b -> logDirs(b.id(), "doomed-") == 0));
@@ -100,7 +100,7 @@ class StreamPlacementClusterTest {
   private static void create(BrokerNode via, String name, int shards) {
     BrokerCluster.Reply reply = cluster.post(via, "/v1/streams",
         "{\"name\":\"" + name + "\",\"shards\":" + shards + ",\"replication_factor\":3}");
-    assertEquals(200, reply.status(), reply.body());
+    assertEquals(201, reply.status(), reply.body());
   }
 
   static List<Integer> counts(JsonNode perBroker) {

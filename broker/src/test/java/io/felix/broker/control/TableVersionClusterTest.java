@@ -50,11 +50,11 @@ class TableVersionClusterTest {
       BrokerNode host = cluster.singletonHost();
       BrokerNode other = cluster.live().stream().filter(b -> b != host).findFirst().orElseThrow();
       cluster.awaitBrokersLive(host, 3);
-      assertEquals(200, cluster.post(host, "/v1/streams", "{\"name\":\"a\",\"shards\":3,\"replication_factor\":3}")
+      assertEquals(201, cluster.post(host, "/v1/streams", "{\"name\":\"a\",\"shards\":3,\"replication_factor\":3}")
           .status());
       cluster.awaitReady();
       long keptEvents = lastSequenceNumber();
-      assertEquals(200, cluster.post(host, "/v1/streams", "{\"name\":\"b\",\"shards\":3,\"replication_factor\":3}")
+      assertEquals(201, cluster.post(host, "/v1/streams", "{\"name\":\"b\",\"shards\":3,\"replication_factor\":3}")
           .status());
       BrokerCluster.await(Duration.ofSeconds(20), "every broker holding stream b", () -> cluster.live().stream()
           .allMatch(b -> held(b).streams().containsKey("b")));
@@ -72,7 +72,7 @@ class TableVersionClusterTest {
       BrokerCluster.await(Duration.ofSeconds(5), "the singleton's table version above " + heldBefore, () ->
           singletonTableVersion(other) > heldBefore);
       // A decision of the new singleton reaches the brokers.
-      assertEquals(200, cluster.post(other, "/v1/streams", "{\"name\":\"c\",\"shards\":2,\"replication_factor\":2}")
+      assertEquals(201, cluster.post(other, "/v1/streams", "{\"name\":\"c\",\"shards\":2,\"replication_factor\":2}")
           .status());
       BrokerCluster.await(Duration.ofSeconds(20), "every broker holding stream c", () -> cluster.live().stream()
           .allMatch(b -> held(b).streams().containsKey("c")));

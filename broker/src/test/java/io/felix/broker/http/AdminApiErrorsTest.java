@@ -8,6 +8,13 @@ import com.typesafe.config.ConfigFactory;
 import io.felix.broker.node.BrokerNode;
 import io.felix.broker.BrokerCluster;
 import io.felix.broker.BrokerCluster.Reply;
+import io.felix.client.ClientSettings;
+import io.felix.client.FelixClient;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -29,13 +36,60 @@ class AdminApiErrorsTest {
 
   @BeforeAll
   static void start() {
-    cluster = BrokerCluster.start(3, Map.of());
+    // A default replication factor above the 3 brokers: a stream created without one gets 3, and is told so.
+    // Clients are told "localhost" while the brokers reach each other on 127.0.0.1.
+    cluster = BrokerCluster.start(3, Map.of("felix.http.default-replication-factor", 4,
+        "felix.broker.advertised-host", "localhost"));
     via = cluster.broker(2);
     BrokerCluster.await(Duration.ofSeconds(20), "3 brokers registered", () -> {
       Reply r = cluster.get(via, "/v1/brokers");
       return r.status() == 200 && r.json().size() == 3;
     });
-    assertEquals(200, cluster.post(via, "/v1/streams", "{\"name\":\"events\",\"shards\":3,\"replication_factor\":3}").status());
+    assertEquals(201, cluster.post(via, "/v1/streams", "{\"name\":\"events\",\"shards\":3,\"replication_factor\":3}").status());
+  }
+
+  private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+  /** Any method, any Content-Type (the AdminClient sends only GET, POST and DELETE). */
+  private static Reply send(String method, String path, String contentType, String body) {
+    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + via.adminPort() + path))
+        .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+    if (contentType != null) {
+      request.header("Content-Type", contentType);
+    }
+    try {
+      HttpResponse<String> r = HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+      return new Reply(r.statusCode(), r.body());
+    } catch (IOException | InterruptedException e) {
+      throw new AssertionError(method + " " + path + " failed: " + e, e);
+    }
+  }
+
+  @Test
+  void everyErrorIsJsonWithACodeAndCreateAnswers201AndDelete204() {
+    expect(404, "not_found", "The requested resource could not be found", cluster.get(via, "/v1/nothing-here"));
+    expect(405, "method_not_allowed", "HTTP method not allowed, supported methods: GET, POST",
+        send("PUT", "/v1/streams", "application/json", "{}"));
+    expect(415, "unsupported_media_type", "the body must be JSON (Content-Type: application/json), got application/xml",
+        send("POST", "/v1/streams", "application/xml", "<stream/>"));
+    expect(413, "payload_too_large", "exceeded size limit",
+        send("POST", "/v1/placement/simulate", "application/json", "x".repeat(9 * 1024 * 1024)));
+    expect(400, "bad_request", "unknown fields 'shard', 'rf' (known: name, shards, replication_factor, retention_ms, retention_bytes, "
+        + "segment_bytes)",
+        cluster.post(via, "/v1/streams", "{\"name\":\"typo\",\"shard\":3,\"rf\":3}"));
+    expect(400, "bad_request", "unknown field 'from' (known: stream, shard, to)",
+        cluster.post(via, "/v1/shard-moves", "{\"stream\":\"events\",\"shard\":0,\"to\":1,\"from\":0}"));
+    assertEquals(404, cluster.get(via, "/v1/streams/typo").status(), "a refused create creates nothing");
+
+    // curl -d sends form-urlencoded: still read as JSON. No replication_factor: the default, capped by the brokers.
+    Reply created = send("POST", "/v1/streams", "application/x-www-form-urlencoded", "{\"name\":\"defaulted\",\"shards\":2}");
+    assertEquals(201, created.status(), created.body());
+    assertTrue(created.json().get("message").asText().endsWith("(replication factor 3, not the default 4: only 3 live "
+        + "brokers can take replicas)"), created.body());
+    assertEquals(3, cluster.get(via, "/v1/streams/defaulted").json().get("replication_factor").asInt());
+    Reply deleted = cluster.delete(via, "/v1/streams/defaulted");
+    assertEquals(204, deleted.status());
+    assertEquals("", deleted.body());
   }
 
   @AfterAll
@@ -136,9 +190,65 @@ class AdminApiErrorsTest {
     assertEquals(200, ready.status(), ready.body());
   }
 
+  /**
+   * Keeps /v1/openapi.json true: every documented path answers every documented method with a route of its own
+   * (not Pekko's "not found" or "method not allowed"), and every other method with 405; the documented statuses
+   * include what each answered.
+   */
+  @Test
+  void theOpenApiDocumentListsExactlyTheRoutesAndMethods() {
+    Reply document = cluster.get(via, "/v1/openapi.json");
+    assertEquals(200, document.status());
+    JsonNode paths = document.json().get("paths");
+    assertEquals(15, paths.size(), "every path of AdminRoutes: " + paths);
+    int operations = 0;
+    for (var it = paths.fields(); it.hasNext(); ) {
+      var entry = it.next();
+      // An unknown stream and broker: the routes answer (404 from the API itself) and change nothing.
+      String path = entry.getKey().replace("{name}", "nope").replace("{id}", "9");
+      for (String method : java.util.List.of("GET", "POST", "DELETE", "PUT", "PATCH")) {
+        JsonNode operation = entry.getValue().get(method.toLowerCase(java.util.Locale.ROOT));
+        Reply reply = send(method, path, "application/json", method.equals("POST") && !path.endsWith("simulate")
+            && !path.endsWith("pause") && !path.endsWith("resume") && !path.endsWith("drain") ? "{}" : null);
+        if (operation == null) {
+          assertEquals(405, reply.status(), method + " " + path + ": " + reply.body());
+          expect(405, "method_not_allowed", "HTTP method not allowed", reply);
+          continue;
+        }
+        operations++;
+        assertTrue(reply.status() != 405 && !reply.body().contains("The requested resource could not be found"),
+            method + " " + path + " has no route: " + reply.status() + " " + reply.body());
+        assertTrue(operation.get("responses").has(Integer.toString(reply.status())),
+            method + " " + path + " answered " + reply.status() + ", not documented: " + operation.get("responses"));
+      }
+    }
+    assertEquals(20, operations);
+    assertEquals(false, cluster.get(via, "/v1/placement").json().get("paused").asBoolean(), "resumed last");
+  }
+
+  @Test
+  void clientsAreToldTheAdvertisedHostAndBrokersKeepTheirOwn() throws Exception {
+    for (JsonNode b : cluster.get(via, "/v1/brokers").json()) {
+      assertTrue(b.get("client_address").asText().startsWith("localhost:"), b.toString());
+      assertEquals("127.0.0.1", b.get("host").asText(), b.toString());
+    }
+    try (FelixClient client = new FelixClient(ClientSettings.builder("127.0.0.1:" + via.endpoint().clientPort())
+        .build())) {
+      var brokers = client.metadata().get(10, java.util.concurrent.TimeUnit.SECONDS).getBrokersList();
+      assertEquals(3, brokers.size());
+      brokers.forEach(b -> assertEquals("localhost", b.getHost(), b.toString()));
+    }
+  }
+
   private static void expect(int status, String errorPart, Reply reply) {
     assertEquals(status, reply.status(), reply.body());
     String error = reply.json().get("error").asText();
     assertTrue(error.contains(errorPart), "error '" + error + "' should contain '" + errorPart + "'");
+    assertEquals(ApiError.of(status).code(), reply.json().get("code").asText(), reply.body());
+  }
+
+  private static void expect(int status, String code, String errorPart, Reply reply) {
+    expect(status, errorPart, reply);
+    assertEquals(code, reply.json().get("code").asText());
   }
 }

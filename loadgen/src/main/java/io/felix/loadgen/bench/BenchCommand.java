@@ -1,154 +1,146 @@
 package io.felix.loadgen.bench;
 
+import io.felix.cli.CommandFailure;
+import io.felix.cli.Converters;
+import io.felix.cli.Ranges;
+import io.felix.loadgen.chaos.FailoverBench;
 import java.nio.file.Path;
 import java.time.Duration;
-import io.felix.loadgen.chaos.FailoverBench;
 import java.util.List;
+import java.util.Locale;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
- * {@code loadgen bench placement [options]}: the placement benchmark of docs/placement.md (see
- * {@link PlacementBench}); {@code loadgen bench failover [options]}: failover times under SIGKILL (see
- * {@link FailoverBench}).
- *
- * <pre>
- *   --strategy cluster-share|stream-aware|both   (default both: cluster-share first, then stream-aware)
- *   --duration 15s         load per strategy
- *   --recreates 3          times the 12-shard stream is deleted and created again after its first creation
- *   --record-size 1024 --producers 4
- *   --broker-jar PATH      default: bin/felix's own, broker/target/felix-broker.jar (rebuilt when stale)
- *   --dir DIR              where the brokers keep data and logs (default data/bench; DIR/STRATEGY is wiped first)
- * </pre>
- *
- * The brokers are started and stopped with {@code bin/felix local up/down} (found through FELIX_HOME, which
- * {@code bin/felix bench} sets, or upward from the working directory); FELIX_PORT_OFFSET picks their ports.
+ * {@code felix bench placement [options]}: the placement benchmark of docs/placement.md (see
+ * {@link PlacementBench}); {@code felix bench failover [options]}: failover times under SIGKILL (see
+ * {@link FailoverBench}). The brokers are started and stopped with {@code bin/felix local up/down} (found through
+ * FELIX_HOME, which {@code bin/felix} sets, or upward from the working directory); FELIX_PORT_OFFSET picks their
+ * ports. Exit status: 0 done, 1 the benchmark failed, 2 bad usage (the message names the option).
  */
+@Command(name = "bench", mixinStandardHelpOptions = true, description = "Benchmarks on a local cluster.")
 public final class BenchCommand {
 
-  private BenchCommand() {}
+  /** The strategies of --strategy. */
+  enum StrategyChoice {
+    CLUSTER_SHARE(List.of("cluster-share")),
+    STREAM_AWARE(List.of("stream-aware")),
+    BOTH(List.of("cluster-share", "stream-aware"));
 
-  /**
-   * Runs {@code bench ARGS} (the word "bench" already consumed); returns the process exit status: 0 done, 1 the
-   * benchmark failed, 2 bad usage (the message names the option). The bench's own report goes to stdout.
-   */
-  public static int run(String[] args, java.io.PrintStream err) {
-    boolean failover = args.length > 0 && args[0].equals("failover");
-    if (args.length == 0 || !(args[0].equals("placement") || failover)) {
-      err.println("usage: loadgen bench placement [--strategy cluster-share|stream-aware|both] [--duration 15s]"
-          + " [--recreates 3] [--record-size 1024] [--producers 4] [--broker-jar PATH] [--dir DIR]");
-      err.println("       loadgen bench failover [--victim leader|singleton-host] [--kills 10] [--shards 6]"
-          + " [--rate 500] [--settle 3s] [--bound 6s] [--dir DIR]");
-      return 2;
+    final List<String> strategies;
+
+    StrategyChoice(List<String> strategies) {
+      this.strategies = strategies;
     }
-    try {
-      if (failover) {
-        return new FailoverBench(parseFailover(args), java.util.Map.of(), System.out).run() ? 0 : 1;
+
+    static StrategyChoice of(String word) {
+      for (StrategyChoice c : values()) {
+        if (c.name().toLowerCase(Locale.ROOT).replace('_', '-').equals(word)) {
+          return c;
+        }
       }
-      PlacementBench.Settings settings = parse(args);
+      throw new picocli.CommandLine.TypeConversionException(
+          "expected cluster-share, stream-aware or both, got '" + word + "'");
+    }
+  }
+
+  @Spec
+  CommandSpec spec;
+
+  @Command(name = "placement", mixinStandardHelpOptions = true,
+      description = "A 12-shard stream created beside streams that fill two brokers to their share, under each "
+          + "strategy: its leaders per broker after each creation, then write throughput and broker CPU.")
+  int placement(
+      @Option(names = "--strategy", defaultValue = "both", converter = StrategyConverter.class,
+          description = "cluster-share, stream-aware or both (cluster-share first); default ${DEFAULT-VALUE}")
+      StrategyChoice strategy,
+      @Option(names = "--duration", defaultValue = "15s", converter = Converters.PositiveDuration.class,
+          description = "load per strategy, whole seconds (default ${DEFAULT-VALUE})") Duration load,
+      @Option(names = "--recreates", defaultValue = "3",
+          description = "times the 12-shard stream is deleted and created again (default ${DEFAULT-VALUE})")
+      int recreates,
+      @Option(names = "--record-size", defaultValue = "1024", description = "default ${DEFAULT-VALUE}") int recordSize,
+      @Option(names = "--producers", defaultValue = "4", description = "default ${DEFAULT-VALUE}") int producers,
+      @Option(names = "--broker-jar", paramLabel = "PATH",
+          description = "default: bin/felix's own, broker/target/felix-broker.jar") Path brokerJar,
+      @Option(names = "--dir", defaultValue = "data/bench",
+          description = "where the brokers keep data and logs; DIR/STRATEGY is wiped first (default ${DEFAULT-VALUE})")
+      Path dir) throws Exception {
+    PlacementBench.Settings settings = settings(strategy, load, recreates, recordSize, producers, brokerJar, dir);
+    try {
       new PlacementBench(settings).run();
-      return 0;
-    } catch (IllegalArgumentException e) {
-      err.println("bench: " + e.getMessage());
-      return 2;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      err.println("bench interrupted");
-      return 1;
-    } catch (Exception e) {
-      err.println("bench failed: " + e.getMessage());
-      return 1;
+    } catch (java.io.IOException | IllegalStateException e) {
+      throw new CommandFailure("the benchmark failed: " + e.getMessage());
     }
+    return 0;
   }
 
-  static PlacementBench.Settings parse(String[] args) {
-    List<String> strategies = List.of("cluster-share", "stream-aware");
-    Duration load = Duration.ofSeconds(15);
-    int recreates = 3;
-    int recordSize = 1024;
-    int producers = 4;
-    Path jar = null;
-    Path dir = Path.of("data", "bench");
-    for (int i = 1; i < args.length; i++) {
-      String option = args[i];
-      if (i + 1 >= args.length) {
-        throw new IllegalArgumentException(option + " needs a value");
-      }
-      String value = args[++i];
-      switch (option) {
-        case "--strategy" -> strategies = switch (value) {
-          case "both" -> List.of("cluster-share", "stream-aware");
-          case "cluster-share", "stream-aware" -> List.of(value);
-          default -> throw new IllegalArgumentException("--strategy must be cluster-share, stream-aware or both, got " + value);
-        };
-        case "--duration" -> load = seconds(option, value);
-        case "--recreates" -> recreates = positiveOrZero(option, value);
-        case "--record-size" -> recordSize = positiveOrZero(option, value);
-        case "--producers" -> producers = positiveOrZero(option, value);
-        case "--broker-jar" -> jar = Path.of(value);
-        case "--dir" -> dir = Path.of(value);
-        default -> throw new IllegalArgumentException("unknown option " + option);
-      }
-    }
-    if (producers == 0 || recordSize == 0) {
-      throw new IllegalArgumentException("--producers and --record-size must be at least 1");
-    }
-    return new PlacementBench.Settings(jar, dir, strategies, recreates, load,
-        recordSize, producers, Duration.ofSeconds(120));
-  }
-
-  /**
-   * {@code bench failover} options. The default bound is twice the goal: 6 s when the killed broker did not host
-   * the singleton, 10 s when it did.
-   */
-  static FailoverBench.Settings parseFailover(String[] args) {
-    FailoverBench.Victim victim = FailoverBench.Victim.LEADER;
-    int kills = 10;
-    int shards = 6;
-    long rate = 500;
-    Duration settle = Duration.ofSeconds(3);
-    Duration bound = null;
-    Path dir = Path.of("data", "bench-failover");
-    for (int i = 1; i < args.length; i++) {
-      String option = args[i];
-      if (i + 1 >= args.length) {
-        throw new IllegalArgumentException(option + " needs a value");
-      }
-      String value = args[++i];
-      switch (option) {
-        case "--victim" -> victim = FailoverBench.Victim.fromWireName(value);
-        case "--kills" -> kills = positiveOrZero(option, value);
-        case "--shards" -> shards = positiveOrZero(option, value);
-        case "--rate" -> rate = positiveOrZero(option, value);
-        case "--settle" -> settle = seconds(option, value);
-        case "--bound" -> bound = seconds(option, value);
-        case "--dir" -> dir = Path.of(value);
-        default -> throw new IllegalArgumentException("unknown option " + option);
-      }
-    }
-    if (kills == 0 || shards == 0 || rate == 0) {
-      throw new IllegalArgumentException("--kills, --shards and --rate must be at least 1");
-    }
-    if (bound == null) {
-      bound = Duration.ofSeconds(victim == FailoverBench.Victim.LEADER ? 6 : 10);
-    }
-    return new FailoverBench.Settings(dir, victim, kills, shards, rate, settle, bound);
-  }
-
-  private static Duration seconds(String option, String value) {
-    if (!value.matches("[1-9][0-9]*s?")) {
-      throw new IllegalArgumentException(option + " must be a whole number of seconds like 15s, got " + value);
-    }
-    return Duration.ofSeconds(Long.parseLong(value.replace("s", "")));
-  }
-
-  private static int positiveOrZero(String option, String value) {
+  @Command(name = "failover", mixinStandardHelpOptions = true,
+      description = "SIGKILLs a broker again and again under a steady ledgered produce and prints, per kill, when the "
+          + "loss was detected, the first fence, the last promotion and each led shard's first acknowledged write, "
+          + "then the distribution; the stream is read back against the ledger at the end.")
+  int failover(
+      @Option(names = "--victim", defaultValue = "leader", converter = VictimConverter.class,
+          description = "leader (the broker leading the most shards, not the singleton's host) or singleton-host; "
+              + "default ${DEFAULT-VALUE}") FailoverBench.Victim victim,
+      @Option(names = "--kills", defaultValue = "10", description = "default ${DEFAULT-VALUE}") int kills,
+      @Option(names = "--shards", defaultValue = "6", description = "default ${DEFAULT-VALUE}") int shards,
+      @Option(names = "--rate", defaultValue = "500", description = "records per second (default ${DEFAULT-VALUE})")
+      long rate,
+      @Option(names = "--settle", defaultValue = "3s", converter = Converters.PositiveDuration.class,
+          description = "pause after a killed broker is back before the next kill (default ${DEFAULT-VALUE})")
+      Duration settle,
+      @Option(names = "--bound", converter = Converters.PositiveDuration.class,
+          description = "a kill slower than this to writable fails the run (default twice the goal: 6s for leader, "
+              + "10s for singleton-host)") Duration bound,
+      @Option(names = "--dir", defaultValue = "data/bench-failover",
+          description = "where the brokers keep data and logs (default ${DEFAULT-VALUE})") Path dir) throws Exception {
+    FailoverBench.Settings settings = failoverSettings(victim, kills, shards, rate, settle, bound, dir);
     try {
-      int n = Integer.parseInt(value);
-      if (n < 0) {
-        throw new NumberFormatException();
+      return new FailoverBench(settings, java.util.Map.of(), System.out).run() ? 0 : 1;
+    } catch (java.io.IOException | IllegalStateException e) {
+      throw new CommandFailure("the benchmark failed: " + e.getMessage());
+    }
+  }
+
+  FailoverBench.Settings failoverSettings(FailoverBench.Victim victim, int kills, int shards, long rate,
+      Duration settle, Duration bound, Path dir) {
+    Duration goalTwice = Duration.ofSeconds(victim == FailoverBench.Victim.LEADER ? 6 : 10);
+    return new FailoverBench.Settings(dir, victim, Ranges.within(spec, "--kills", kills, 1, 1000),
+        Ranges.within(spec, "--shards", shards, 1, 1000), Ranges.within(spec, "--rate", rate, 1, 1_000_000),
+        settle, bound == null ? goalTwice : bound);
+  }
+
+  /** --victim's words. */
+  static final class VictimConverter implements picocli.CommandLine.ITypeConverter<FailoverBench.Victim> {
+    @Override
+    public FailoverBench.Victim convert(String value) {
+      try {
+        return FailoverBench.Victim.fromWireName(value);
+      } catch (IllegalArgumentException e) {
+        throw new picocli.CommandLine.TypeConversionException("expected leader or singleton-host, got '" + value + "'");
       }
-      return n;
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(option + " must be a number >= 0, got " + value);
+    }
+  }
+
+  PlacementBench.Settings settings(StrategyChoice strategy, Duration load, int recreates, int recordSize,
+      int producers, Path brokerJar, Path dir) {
+    if (load.toMillis() % 1000 != 0) {
+      throw Ranges.usage(spec, "--duration: expected whole seconds like 15s, got " + load.toMillis() + " ms");
+    }
+    return new PlacementBench.Settings(brokerJar, dir, strategy.strategies,
+        Ranges.within(spec, "--recreates", recreates, 0, 100), load,
+        Ranges.within(spec, "--record-size", recordSize, 1, 4 * 1024 * 1024),
+        Ranges.within(spec, "--producers", producers, 1, 1024), Duration.ofSeconds(120));
+  }
+
+  /** --strategy's words. */
+  static final class StrategyConverter implements picocli.CommandLine.ITypeConverter<StrategyChoice> {
+    @Override
+    public StrategyChoice convert(String value) {
+      return StrategyChoice.of(value);
     }
   }
 }

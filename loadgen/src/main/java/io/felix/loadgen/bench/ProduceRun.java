@@ -29,7 +29,7 @@ final class ProduceRun {
       Path jsonFile) throws IOException, InterruptedException {
     List<String> command = new ArrayList<>(List.of(
         Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m",
-        "-cp", System.getProperty("java.class.path"), "io.felix.loadgen.LoadGen", "produce",
+        "-cp", System.getProperty("java.class.path"), "io.felix.cli.Felix", "produce",
         "--bootstrap", bootstrap, "--stream", stream, "--mode", mode, "--record-size", Integer.toString(recordSize),
         "--rate", "0", "--duration", duration.toSeconds() + "s", "--producers", Integer.toString(producers),
         "--acks", "quorum", "--json", jsonFile.toString()));

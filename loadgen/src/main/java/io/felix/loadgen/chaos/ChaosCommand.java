@@ -1,32 +1,110 @@
 package io.felix.loadgen.chaos;
 
+import io.felix.cli.Converters;
+import io.felix.cli.Felix;
+import io.felix.cli.Ranges;
 import io.felix.loadgen.UsageException;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /**
- * {@code loadgen chaos [options]} ({@code bin/felix chaos}): the fault suite. See {@link ChaosOptions} for the
- * options, {@link FaultKind} for the faults and {@link ChaosRound} for what each round checks.
+ * {@code felix chaos [options]} ({@code bin/felix chaos}): the fault suite. See {@link ChaosOptions} for what the
+ * options mean, {@link FaultKind} for the faults and {@link ChaosRound} for what each round checks.
  *
  * <p>Exit status: 0 when every round kept every acknowledged record exactly once and in order and had every
  * shard writable within the bound; 1 otherwise (or when the cluster could not be started); 2 bad usage.
  */
-public final class ChaosCommand {
-  private ChaosCommand() {}
+@Command(name = "chaos", mixinStandardHelpOptions = true, sortOptions = false,
+    description = "The fault suite: a supervised local cluster, ledgered producers, one fault per round, every "
+        + "acknowledged record read back.")
+public final class ChaosCommand implements Callable<Integer> {
 
-  /** Runs {@code chaos ARGS} (the word "chaos" already consumed); returns the exit status. */
-  public static int run(List<String> args, PrintStream out, PrintStream err) throws UsageException {
-    ChaosOptions options = ChaosOptions.parse(args);
+  @Spec
+  CommandSpec spec;
+
+  @Option(names = "--duration", converter = Converters.PositiveDuration.class, defaultValue = "3m",
+      description = "rounds start until this much time has passed (default ${DEFAULT-VALUE})")
+  Duration duration;
+
+  @Option(names = "--faults", paramLabel = "KIND[,KIND...]",
+      description = "the fault kinds, run in turn (default: every kind)")
+  String faults;
+
+  @Option(names = "--rate", converter = Converters.WholeNumber.class, defaultValue = "200",
+      description = "records per second over all producers (default ${DEFAULT-VALUE})")
+  long rate;
+
+  @Option(names = "--seed", converter = Converters.WholeNumber.class,
+      description = "picks the victims and the order of the faults (default: random, printed)")
+  Long seed;
+
+  @Option(names = "--brokers", defaultValue = "3", description = "default ${DEFAULT-VALUE}")
+  int brokers;
+
+  @Option(names = "--shards", defaultValue = "6", description = "default ${DEFAULT-VALUE}")
+  int shards;
+
+  @Option(names = "--producers", defaultValue = "2", description = "default ${DEFAULT-VALUE}")
+  int producers;
+
+  @Option(names = "--writable-within", converter = Converters.PositiveDuration.class, defaultValue = "30s",
+      description = "bound on the time from a fault until every shard acknowledges a write (default ${DEFAULT-VALUE})")
+  Duration writableWithin;
+
+  @Option(names = "--dir", defaultValue = "data/chaos",
+      description = "where the local cluster lives, emptied first (default ${DEFAULT-VALUE})")
+  Path dir;
+
+  @Override
+  public Integer call() throws InterruptedException {
+    ChaosOptions options = options();
+    PrintStream out = Felix.out(spec);
     try {
       return exitStatus(execute(options, Map.of(), out));
     } catch (IOException e) {
-      err.println("chaos: " + e.getMessage());
+      spec.commandLine().getErr().println("chaos: " + e.getMessage());
       return 1;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return 1;
+    }
+  }
+
+  /** The options given, checked; a bad value is a usage error naming its option. */
+  ChaosOptions options() {
+    List<FaultKind> kinds;
+    try {
+      kinds = FaultKind.parseList(faults == null ? FaultKind.known() : faults);
+    } catch (UsageException e) {
+      throw Ranges.usage(spec, e.getMessage());
+    }
+    return new ChaosOptions(duration, kinds,
+        Ranges.within(spec, "--rate", rate, 1, 100_000),
+        seed == null ? new SecureRandom().nextLong() & Long.MAX_VALUE
+            : Ranges.within(spec, "--seed", seed, 0, Long.MAX_VALUE),
+        Ranges.within(spec, "--brokers", brokers, 3, 9),
+        Ranges.within(spec, "--shards", shards, 1, 256),
+        Ranges.within(spec, "--producers", producers, 1, 64),
+        writableWithin, dir);
+  }
+
+  /** Parses {@code chaos}'s options alone (the chaos process test starts runs this way). */
+  static ChaosOptions parse(List<String> args) throws UsageException {
+    ChaosCommand command = new ChaosCommand();
+    try {
+      new CommandLine(command).parseArgs(args.toArray(String[]::new));
+      return command.options();
+    } catch (ParameterException e) {
+      throw new UsageException(e.getMessage());
     }
   }
 

@@ -1,12 +1,9 @@
 package io.felix.loadgen.chaos;
 
-import io.felix.loadgen.Flags;
 import io.felix.loadgen.UsageException;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.List;
-import java.util.Set;
 
 /**
  * Options of {@code chaos}.
@@ -29,20 +26,8 @@ public record ChaosOptions(
     Duration writableWithin,
     Path dir) {
 
-  static final Set<String> VALUED = Set.of("duration", "faults", "rate", "seed", "brokers", "shards", "producers",
-      "writable-within", "dir");
-
+  /** Parses {@code chaos}'s command-line options (see {@link ChaosCommand}); bad usage names the option. */
   public static ChaosOptions parse(List<String> args) throws UsageException {
-    Flags f = Flags.parse(args, VALUED, Set.of());
-    return new ChaosOptions(
-        f.duration("duration", Duration.ofMinutes(3)),
-        FaultKind.parseList(f.string("faults", FaultKind.known())),
-        f.longValue("rate", 200, 1, 100_000),
-        f.longValue("seed", new SecureRandom().nextLong() & Long.MAX_VALUE, 0, Long.MAX_VALUE),
-        f.intValue("brokers", 3, 3, 9),
-        f.intValue("shards", 6, 1, 256),
-        f.intValue("producers", 2, 1, 64),
-        f.duration("writable-within", Duration.ofSeconds(30)),
-        Path.of(f.string("dir", "data/chaos")));
+    return ChaosCommand.parse(args);
   }
 }

@@ -1,14 +1,20 @@
 package io.felix.loadgen.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.felix.cli.Felix;
+import io.felix.loadgen.chaos.FailoverBench;
+import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import io.felix.loadgen.chaos.FailoverBench;
 import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
 
 class BenchCommandTest {
 
@@ -19,9 +25,30 @@ class BenchCommandTest {
     assertEquals(49, PlacementBench.OTHER_STREAMS.values().stream().mapToInt(i -> i).sum());
   }
 
+  /** The settings {@code bench placement ARGS} would run with. */
+  private static PlacementBench.Settings parse(String... args) {
+    BenchCommand bench = new BenchCommand();
+    CommandLine cli = new CommandLine(bench);
+    CommandLine.ParseResult result = cli.parseArgs(args);
+    CommandLine.ParseResult placement = result.subcommand();
+    return bench.settings(placement.matchedOptionValue("--strategy", BenchCommand.StrategyChoice.BOTH),
+        placement.matchedOptionValue("--duration", Duration.ofSeconds(15)),
+        placement.matchedOptionValue("--recreates", 3), placement.matchedOptionValue("--record-size", 1024),
+        placement.matchedOptionValue("--producers", 4), placement.matchedOptionValue("--broker-jar", null),
+        placement.matchedOptionValue("--dir", Path.of("data", "bench")));
+  }
+
+  private static String usageError(String... args) {
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code = Felix.run(args, InputStream.nullInputStream(), new PrintStream(new ByteArrayOutputStream()),
+        new PrintStream(err, true, StandardCharsets.UTF_8), Map.of());
+    assertEquals(2, code);
+    return err.toString(StandardCharsets.UTF_8).lines().findFirst().orElse("");
+  }
+
   @Test
   void defaultsRunBothStrategiesClusterShareFirst() {
-    PlacementBench.Settings s = BenchCommand.parse(new String[] {"placement", "--broker-jar", "b.jar"});
+    PlacementBench.Settings s = parse("placement", "--broker-jar", "b.jar");
     assertEquals(List.of("cluster-share", "stream-aware"), s.strategies());
     assertEquals(Duration.ofSeconds(15), s.load());
     assertEquals(3, s.recreates());
@@ -32,43 +59,54 @@ class BenchCommandTest {
   }
 
   @Test
-  void optionsAreReadAndBadValuesNameTheOption() {
-    PlacementBench.Settings s = BenchCommand.parse(new String[] {"placement", "--strategy", "stream-aware",
-        "--duration", "5s", "--recreates", "0", "--dir", "/tmp/x"});
+  void optionsAreReadInBothSpellingsAndBadValuesNameTheOption() {
+    PlacementBench.Settings s = parse("placement", "--strategy", "stream-aware", "--duration=5s", "--recreates", "0",
+        "--dir", "/tmp/x");
     assertEquals(List.of("stream-aware"), s.strategies());
     assertEquals(Duration.ofSeconds(5), s.load());
     assertEquals(0, s.recreates());
+    assertEquals(Duration.ofSeconds(5), parse("placement", "--duration", "5s").load());
 
-    assertEquals("--duration must be a whole number of seconds like 15s, got 5m", assertThrows(
-        IllegalArgumentException.class, () -> BenchCommand.parse(new String[] {"placement", "--duration", "5m"}))
-        .getMessage());
-    assertEquals("--recreates must be a number >= 0, got -1", assertThrows(IllegalArgumentException.class,
-        () -> BenchCommand.parse(new String[] {"placement", "--recreates", "-1"})).getMessage());
-    assertEquals("unknown option --brokers", assertThrows(IllegalArgumentException.class,
-        () -> BenchCommand.parse(new String[] {"placement", "--brokers", "4"})).getMessage());
-    assertEquals("--producers needs a value", assertThrows(IllegalArgumentException.class,
-        () -> BenchCommand.parse(new String[] {"placement", "--producers"})).getMessage());
+    assertEquals("Invalid value for option '--strategy': expected cluster-share, stream-aware or both, got 'fastest'",
+        usageError("bench", "placement", "--strategy", "fastest"));
+    assertEquals("--duration: expected whole seconds like 15s, got 1500 ms",
+        usageError("bench", "placement", "--duration", "1500ms"));
+    assertEquals("--recreates: expected a number from 0 to 100, got -1",
+        usageError("bench", "placement", "--recreates", "-1"));
+    assertEquals("Unknown options: '--brokers', '4'", usageError("bench", "placement", "--brokers", "4"));
+    assertTrue(usageError("bench", "placement", "--producers").startsWith("Missing required parameter for option"));
+    assertTrue(usageError("bench").startsWith("Missing required subcommand"));
+  }
+
+  /** The settings {@code bench failover ARGS} would run with. */
+  private static FailoverBench.Settings parseFailover(String... args) {
+    BenchCommand bench = new BenchCommand();
+    CommandLine.ParseResult failover = new CommandLine(bench).parseArgs(args).subcommand();
+    FailoverBench.Victim victim = failover.matchedOptionValue("--victim", FailoverBench.Victim.LEADER);
+    return bench.failoverSettings(victim, failover.matchedOptionValue("--kills", 10),
+        failover.matchedOptionValue("--shards", 6), failover.matchedOptionValue("--rate", 500L),
+        failover.matchedOptionValue("--settle", Duration.ofSeconds(3)), failover.matchedOptionValue("--bound", null),
+        failover.matchedOptionValue("--dir", Path.of("data", "bench-failover")));
   }
 
   @Test
   void failoverDefaultsToTenKillsOfALeaderWithABoundOfTwiceTheGoal() {
-    FailoverBench.Settings s = BenchCommand.parseFailover(new String[] {"failover"});
+    FailoverBench.Settings s = parseFailover("failover");
     assertEquals(FailoverBench.Victim.LEADER, s.victim());
     assertEquals(10, s.kills());
     assertEquals(6, s.shards());
     assertEquals(Duration.ofSeconds(6), s.bound());
     assertEquals(Path.of("data", "bench-failover"), s.dir());
 
-    FailoverBench.Settings singleton = BenchCommand.parseFailover(
-        new String[] {"failover", "--victim", "singleton-host", "--kills", "3", "--rate", "200"});
+    FailoverBench.Settings singleton = parseFailover("failover", "--victim", "singleton-host", "--kills", "3",
+        "--rate=200");
     assertEquals(FailoverBench.Victim.SINGLETON_HOST, singleton.victim());
     assertEquals(3, singleton.kills());
     assertEquals(200, singleton.rate());
     assertEquals(Duration.ofSeconds(10), singleton.bound());
 
-    assertEquals("--victim must be leader or singleton-host, got oldest", assertThrows(IllegalArgumentException.class,
-        () -> BenchCommand.parseFailover(new String[] {"failover", "--victim", "oldest"})).getMessage());
-    assertEquals("--kills, --shards and --rate must be at least 1", assertThrows(IllegalArgumentException.class,
-        () -> BenchCommand.parseFailover(new String[] {"failover", "--kills", "0"})).getMessage());
+    assertEquals("Invalid value for option '--victim': expected leader or singleton-host, got 'oldest'",
+        usageError("bench", "failover", "--victim", "oldest"));
+    assertEquals("--kills: expected a number from 1 to 1000, got 0", usageError("bench", "failover", "--kills", "0"));
   }
 }

@@ -85,7 +85,16 @@ class SimulateCliTest {
   @Test
   void usageErrorsExitTwo() {
     assertEquals(2, run("", "plan"));
-    assertTrue(err.toString(StandardCharsets.UTF_8).startsWith("felix-placement: unknown command 'plan'; usage:"));
+    assertTrue(err.toString(StandardCharsets.UTF_8).startsWith("felix-placement: Unmatched argument at index 0: 'plan'"
+        + System.lineSeparator() + "Usage: felix-placement"), err.toString(StandardCharsets.UTF_8));
+    err.reset();
+    assertEquals(2, run("", "simulate", "--max-passes=0"));
+    assertTrue(err.toString(StandardCharsets.UTF_8).startsWith("felix-placement: --max-passes must be a positive "
+        + "integer, got '0'"), err.toString(StandardCharsets.UTF_8));
+    err.reset();
+    assertEquals(0, run("", "simulate", "--help"));
+    assertEquals("", err.toString(StandardCharsets.UTF_8));
+    assertTrue(out.toString(StandardCharsets.UTF_8).startsWith("Usage: felix-placement simulate"));
   }
 
   private void assertError(String input, String line) {

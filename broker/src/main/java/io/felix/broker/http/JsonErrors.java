@@ -1,0 +1,33 @@
+package io.felix.broker.http;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.pekko.http.javadsl.model.ContentTypes;
+import org.apache.pekko.http.javadsl.model.HttpEntity;
+import org.apache.pekko.http.javadsl.model.HttpResponse;
+import org.apache.pekko.http.javadsl.model.MediaTypes;
+
+/**
+ * Turns Pekko HTTP's own error answers (plain text: unknown path, method not allowed, body too large, a failure)
+ * into the API's JSON errors, keeping their status and message; the API's own answers pass unchanged.
+ */
+final class JsonErrors {
+  private static final ObjectMapper MAPPER = new ObjectMapper();
+
+  private JsonErrors() {}
+
+  static HttpResponse ofResponse(HttpResponse response) {
+    int status = response.status().intValue();
+    if (status < 400 || response.entity().getContentType().mediaType().equals(MediaTypes.APPLICATION_JSON)) {
+      return response;
+    }
+    String message = response.entity() instanceof HttpEntity.Strict strict && !strict.getData().isEmpty()
+        ? strict.getData().utf8String().strip() : response.status().reason();
+    try {
+      return response.withEntity(ContentTypes.APPLICATION_JSON,
+          MAPPER.writeValueAsBytes(AdminJson.error(status, message)));
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("cannot render JSON", e);
+    }
+  }
+}

@@ -1,0 +1,88 @@
+package io.felix.cli;
+
+import io.felix.client.HostPort;
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * Where a command finds the cluster: {@code --admin} (admin HTTP API) and {@code --bootstrap} (client port), else
+ * the environment variables FELIX_ADMIN and FELIX_BOOTSTRAP, else the profile file (FELIX_PROFILE, default
+ * {@code ~/.felix/profile}: a properties file with {@code admin=} and {@code bootstrap=}), else broker 0 of
+ * {@code bin/felix local up} (127.0.0.1:18080 and 127.0.0.1:19090).
+ */
+public final class Endpoints {
+  static final String DEFAULT_ADMIN = "127.0.0.1:18080";
+  static final String DEFAULT_BOOTSTRAP = "127.0.0.1:19090";
+
+  @Spec(Spec.Target.MIXEE)
+  CommandSpec spec;
+
+  @Option(names = "--admin", paramLabel = "HOST:PORT[,...]",
+      description = "admin HTTP API of one or more brokers (the first that answers serves; "
+          + "default: FELIX_ADMIN, the profile file, " + DEFAULT_ADMIN + ")")
+  String admin;
+
+  @Option(names = "--bootstrap", paramLabel = "HOST:PORT[,...]",
+      description = "client port of one or more brokers (default: FELIX_BOOTSTRAP, the profile file, "
+          + DEFAULT_BOOTSTRAP + ")")
+  String bootstrap;
+
+  /** The admin addresses, first match of flag, environment, profile, default. */
+  public List<HostPort> admin() {
+    return parse("--admin", resolve(admin, "FELIX_ADMIN", "admin", DEFAULT_ADMIN));
+  }
+
+  /** The bootstrap addresses, first match of flag, environment, profile, default. */
+  public List<HostPort> bootstrap() {
+    return parse("--bootstrap", resolve(bootstrap, "FELIX_BOOTSTRAP", "bootstrap", DEFAULT_BOOTSTRAP));
+  }
+
+  /** A client of the admin API at the resolved addresses. */
+  public Admin adminClient() {
+    return new Admin(admin());
+  }
+
+  private String resolve(String flag, String variable, String profileKey, String fallback) {
+    if (flag != null && !flag.isBlank()) {
+      return flag;
+    }
+    Map<String, String> env = Felix.of(spec).environment();
+    String fromEnv = env.get(variable);
+    if (fromEnv != null && !fromEnv.isBlank()) {
+      return fromEnv;
+    }
+    String fromProfile = profile(env).getProperty(profileKey);
+    return fromProfile != null && !fromProfile.isBlank() ? fromProfile.trim() : fallback;
+  }
+
+  private Properties profile(Map<String, String> env) {
+    String named = env.get("FELIX_PROFILE");
+    Path file = named != null ? Path.of(named) : Path.of(System.getProperty("user.home"), ".felix", "profile");
+    Properties p = new Properties();
+    if (named == null && !Files.isRegularFile(file)) {
+      return p;
+    }
+    try (Reader r = Files.newBufferedReader(file)) {
+      p.load(r);
+    } catch (IOException e) {
+      throw Ranges.usage(spec, "FELIX_PROFILE " + file + " cannot be read: " + e.getMessage());
+    }
+    return p;
+  }
+
+  private List<HostPort> parse(String option, String value) {
+    try {
+      return HostPort.parseList(value);
+    } catch (IllegalArgumentException e) {
+      throw Ranges.usage(spec, option + ": " + e.getMessage());
+    }
+  }
+}

@@ -53,15 +53,34 @@ final class ChaosCluster {
 
   /** The broker leading the most shards (the highest id on a tie). */
   int mostLeaders() throws IOException, InterruptedException {
+    return mostLeaders(b -> true);
+  }
+
+  /** Among the brokers {@code eligible} accepts, the one leading the most shards (the highest id on a tie). */
+  int mostLeaders(java.util.function.IntPredicate eligible) throws IOException, InterruptedException {
     int[] counts = new int[brokers()];
     leaders().values().forEach(b -> counts[b]++);
-    int best = 0;
-    for (int b = 1; b < counts.length; b++) {
-      if (counts[b] >= counts[best]) {
+    int best = -1;
+    for (int b = 0; b < counts.length; b++) {
+      if (eligible.test(b) && (best < 0 || counts[b] >= counts[best])) {
         best = b;
       }
     }
+    if (best < 0) {
+      throw new IOException("no broker is eligible");
+    }
     return best;
+  }
+
+  /** Whether some replica on {@code broker} reports its log failed (GET /v1/streams/{stream}'s replica states). */
+  boolean hasFailedReplica(int broker) throws IOException, InterruptedException {
+    JsonNode detail = JSON.readTree(anyAdmin().getOk("/v1/streams/" + stream));
+    for (JsonNode shard : detail.path("shard_assignments")) {
+      if ("failed".equals(shard.path("replica_states").path(Integer.toString(broker)).asText())) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**

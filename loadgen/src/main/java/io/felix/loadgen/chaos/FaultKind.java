@@ -16,6 +16,8 @@ public enum FaultKind {
   RESTART_ROLLING("restart-rolling", "graceful restart of every broker, one after the other"),
   RESTART_ALL("restart-all", "graceful stop of every broker, then every broker started again"),
   REPLACE_DISK("replace-disk", "one broker stopped, its data directory wiped, started again"),
+  DISK_FULL("disk-full", "one broker's files limited to just above its largest segment (prlimit --fsize: writes past "
+      + "it fail as on a full disk) until a replica there fails, held 10 s, then lifted"),
   MOVE_LEADER("move-leader", "one shard's leadership moved to another broker (POST /v1/shard-moves)"),
   DRAIN("drain", "one broker drained (POST /v1/brokers/N/drain) until it leads nothing, then undrained");
 

@@ -22,6 +22,10 @@ final class Nemesis {
   /** Longer than the failure detector and the split brain resolver's stable-after (felix.cluster). */
   static final Duration PAUSE = Duration.ofSeconds(15);
   private static final Duration RESTART_TIMEOUT = Duration.ofSeconds(180);
+  /** How long a broker's disk stays full once one of its replicas has failed. */
+  static final Duration DISK_FULL_HOLD = Duration.ofSeconds(10);
+  /** Room past the largest segment when the disk is filled: a moment of the rounds' load. */
+  private static final long DISK_FULL_ROOM_BYTES = 256 * 1024;
 
   private final ChaosCluster cluster;
   private final LocalCluster local;
@@ -43,6 +47,7 @@ final class Nemesis {
       case RESTART_ROLLING -> restartRolling();
       case RESTART_ALL -> restartAll();
       case REPLACE_DISK -> replaceDisk(randomBroker());
+      case DISK_FULL -> diskFull();
       case MOVE_LEADER -> moveLeader();
       case DRAIN -> drain(randomBroker());
     };
@@ -105,6 +110,75 @@ final class Nemesis {
     wipeData(broker);
     local.run("local", "start", Integer.toString(broker));
     return "broker " + broker + " stopped, its data directory wiped, started again";
+  }
+
+  /**
+   * Fills one broker's disk: a file-size limit on its running process ({@code prlimit --fsize}, EFBIG as a full
+   * disk gives ENOSPC) just above its largest segment, so the appends to that segment fail within moments, until
+   * one of its replicas reports failed (a leader among them fails over), then {@link #DISK_FULL_HOLD} more; then the
+   * limit is lifted and its failed replicas reopen their logs by themselves. The victim leads the most shards among
+   * the brokers that do not hold the local cluster's H2 journal file (the others reach it through that holder), so
+   * the placement journal keeps its room.
+   */
+  private String diskFull() throws IOException, InterruptedException {
+    int victim = cluster.mostLeaders(b -> !holdsJournalFile(b));
+    long pid = local.pid(victim);
+    long limit = largestSegment(victim) + DISK_FULL_ROOM_BYTES;
+    prlimit(pid, Long.toString(limit));
+    long start = System.nanoTime();
+    try {
+      long deadline = start + RESTART_TIMEOUT.toNanos();
+      while (!cluster.hasFailedReplica(victim)) {
+        if (System.nanoTime() > deadline) {
+          throw new IOException("no replica on broker " + victim + " failed " + RESTART_TIMEOUT.toSeconds()
+              + " s after its files were limited to " + limit + " bytes");
+        }
+        Thread.sleep(200);
+      }
+      long failedMs = (System.nanoTime() - start) / 1_000_000;
+      Thread.sleep(DISK_FULL_HOLD.toMillis());
+      return "broker " + victim + "'s files limited to " + limit + " bytes (a full disk): a replica failed after "
+          + failedMs + " ms; room again " + DISK_FULL_HOLD.toSeconds() + " s later";
+    } finally {
+      prlimit(pid, "unlimited");
+    }
+  }
+
+  /** Whether the broker's process has the local cluster's H2 journal file open (H2's AUTO_SERVER host). */
+  private boolean holdsJournalFile(int broker) {
+    try (Stream<Path> fds = Files.list(Path.of("/proc", Long.toString(local.pid(broker)), "fd"))) {
+      return fds.anyMatch(fd -> {
+        try {
+          return Files.readSymbolicLink(fd).getFileName().toString().startsWith("journal.");
+        } catch (IOException | UnsupportedOperationException gone) {
+          return false;
+        }
+      });
+    } catch (IOException notRunning) {
+      return false;
+    }
+  }
+
+  private long largestSegment(int broker) throws IOException {
+    try (Stream<Path> files = Files.walk(local.dir().resolve("broker" + broker).resolve("data"))) {
+      return files.filter(f -> f.getFileName().toString().endsWith(".log")).mapToLong(f -> {
+        try {
+          return Files.size(f);
+        } catch (IOException deleted) {
+          return 0;
+        }
+      }).max().orElse(0);
+    }
+  }
+
+  /** Sets the soft file-size limit of a running process. */
+  private static void prlimit(long pid, String fsize) throws IOException, InterruptedException {
+    Process p = new ProcessBuilder("prlimit", "--pid", Long.toString(pid), "--fsize=" + fsize + ":")
+        .redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    if (p.waitFor() != 0) {
+      throw new IOException("prlimit --fsize=" + fsize + " on pid " + pid + " failed: " + out.strip());
+    }
   }
 
   private String moveLeader() throws IOException, InterruptedException {

@@ -30,8 +30,11 @@ final class ConnectionBudget {
         .thenApply(brokerBytes -> granted(ownBytes, brokerBytes)));
   }
 
+  /**
+   * Gives the broker's share back first, in the reverse order of taking: the connection's next frame, waiting for
+   * its own budget, must not take the broker's bytes while this frame's are still counted there.
+   */
   void release(Reservation reservation) {
-    own.release(reservation.own());
     boolean giveBack;
     synchronized (this) {
       giveBack = !closed;
@@ -42,6 +45,7 @@ final class ConnectionBudget {
     if (giveBack) {
       brokerBudget.release(reservation.broker());
     }
+    own.release(reservation.own());
   }
 
   void close() {

@@ -25,8 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
 class ChaosProcessTest {
 
   private static final List<FaultKind> FAULTS = List.of(FaultKind.KILL_LEADER, FaultKind.KILL_SINGLETON_HOST,
-      FaultKind.PAUSE, FaultKind.KILL_ALL, FaultKind.RESTART_ALL, FaultKind.REPLACE_DISK, FaultKind.MOVE_LEADER,
-      FaultKind.DRAIN);
+      FaultKind.PAUSE, FaultKind.KILL_ALL, FaultKind.RESTART_ALL, FaultKind.REPLACE_DISK, FaultKind.DISK_FULL,
+      FaultKind.MOVE_LEADER, FaultKind.DRAIN);
 
   @TempDir Path dir;
 

@@ -26,16 +26,25 @@ final class CheckpointFile {
   }
 
   void write(String content) throws IOException {
+    replace(file, ByteBuffer.wrap(content.getBytes(StandardCharsets.UTF_8)));
+    forceDirectory(file.getParent());
+  }
+
+  /**
+   * Replaces {@code file} with {@code content} atomically: written to {@code <file>.tmp}, fsynced, renamed over it.
+   * A crash leaves the old file or the new one, never a mix; the caller fsyncs the directory when the rename itself
+   * must survive a crash.
+   */
+  static void replace(Path file, ByteBuffer content) throws IOException {
+    Path temp = file.resolveSibling(file.getFileName() + ".tmp");
     try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
         StandardOpenOption.TRUNCATE_EXISTING)) {
-      ByteBuffer buf = ByteBuffer.wrap(content.getBytes(StandardCharsets.UTF_8));
-      while (buf.hasRemaining()) {
-        ch.write(buf);
+      while (content.hasRemaining()) {
+        ch.write(content);
       }
       ch.force(true);
     }
     Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-    forceDirectory(file.getParent());
   }
 
   Path path() {

@@ -2,11 +2,8 @@ package io.felix.broker.log;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 
 /**
@@ -102,16 +99,7 @@ final class OffsetIndex {
     for (int i = 0; i < n; i++) {
       buf.putLong(offsets[i]).putInt(positions[i]);
     }
-    buf.flip();
-    Path temp = file.resolveSibling(file.getFileName() + ".tmp");
-    try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-        StandardOpenOption.TRUNCATE_EXISTING)) {
-      while (buf.hasRemaining()) {
-        ch.write(buf);
-      }
-      ch.force(true);
-    }
-    Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    CheckpointFile.replace(file, buf.flip());
   }
 
   /**

@@ -2,12 +2,9 @@ package io.felix.broker.log;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -59,16 +56,7 @@ final class ProducerSnapshot {
     CRC32C crc = new CRC32C();
     crc.update(buf.array(), 0, buf.position());
     buf.putInt((int) crc.getValue()).flip();
-    Path file = fileFor(dir, offset);
-    Path temp = dir.resolve(file.getFileName() + ".tmp");
-    try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-        StandardOpenOption.TRUNCATE_EXISTING)) {
-      while (buf.hasRemaining()) {
-        ch.write(buf);
-      }
-      ch.force(true);
-    }
-    Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    CheckpointFile.replace(fileFor(dir, offset), buf);
     List<Long> offsets = list(dir);
     for (int i = 0; i < offsets.size() - KEPT; i++) {
       Files.deleteIfExists(fileFor(dir, offsets.get(i)));

@@ -37,6 +37,7 @@ final class ClosedPeerDowning {
   private final Map<Integer, UniqueAddress> closedIncarnations = new HashMap<>();
   private final Set<UniqueAddress> downed = new HashSet<>();
   private Map<Integer, BrokerMember> previous = Map.of();
+  private Set<Integer> previouslyClosed = Set.of();
 
   ClosedPeerDowning(int selfId) {
     this.selfId = selfId;
@@ -48,12 +49,15 @@ final class ClosedPeerDowning {
     members.forEach(m -> byId.put(m.brokerId(), m));
     closedIncarnations.keySet().retainAll(closed);
     for (int peer : closed) {
+      // Only a closure that began since the last check is about the incarnation up at the last check: one already
+      // there (a dial refused before the broker started, a restart's leftover) predates whoever joined since.
       BrokerMember before = previous.get(peer);
-      if (peer != selfId && !closedIncarnations.containsKey(peer) && before != null && up(before)) {
+      if (peer != selfId && !previouslyClosed.contains(peer) && before != null && up(before)) {
         closedIncarnations.put(peer, before.incarnation());
       }
     }
     previous = byId;
+    previouslyClosed = Set.copyOf(closed);
     List<BrokerMember> up = members.stream().filter(ClosedPeerDowning::up).toList();
     long vouching = up.stream().filter(m -> m.reachable() && !closed.contains(m.brokerId())).count();
     if (vouching * 2 <= up.size()) {

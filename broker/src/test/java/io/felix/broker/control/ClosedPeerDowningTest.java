@@ -39,6 +39,8 @@ class ClosedPeerDowningTest {
     downing.check(List.of(up(0, 1), up(1, 1)), Set.of());
     // Broker 2 joins while broker 0 still has a refused connection from before it listened: no evidence about it.
     assertEquals(List.of(), downing.check(List.of(up(0, 1), up(1, 1), up(2, 1)), Set.of(2)));
+    assertEquals(List.of(), downing.check(List.of(up(0, 1), up(1, 1), up(2, 1)), Set.of(2)),
+        "the closure was already there when broker 2 joined: checked again, it is still no evidence about it");
 
     downing.check(List.of(up(0, 1), up(1, 1), up(2, 1)), Set.of());
     // Broker 1 was killed and a new incarnation joined before broker 0's next check: the old one is gone.

@@ -24,6 +24,9 @@ import picocli.CommandLine.Parameters;
             + "file, the defaults in reference.conf."})
 public final class BrokerMain implements Callable<Integer> {
 
+  /** The exit code of a broker the cluster downed: its supervisor (systemd, docker, bin/felix) starts it again. */
+  public static final int EXIT_DOWNED = 3;
+
   @Parameters(arity = "0..1", paramLabel = "CONFIG_FILE", description = "a HOCON file (default: FELIX_CONFIG)")
   File configFile;
 
@@ -76,7 +79,7 @@ public final class BrokerMain implements Callable<Integer> {
       // ActorSystem, so exit non-zero for the supervisor (systemd, docker, bin/felix) to start it again.
       System.err.println("felix: broker " + broker.id() + " left the cluster (downed); exiting for a restart");
       broker.close();
-      return 3;
+      return EXIT_DOWNED;
     }
     return 0;
   }

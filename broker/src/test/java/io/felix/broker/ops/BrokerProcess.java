@@ -1,5 +1,6 @@
 package io.felix.broker.ops;
 
+import io.felix.broker.node.BrokerMain;
 import io.felix.client.admin.AdminClient;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -24,6 +25,7 @@ final class BrokerProcess implements AutoCloseable {
   private final Path configFile;
   private final Path log;
   private Process process;
+  private int restartsWhenDowned;
 
   /**
    * @param environment variables added to the child's environment (the compose file's FELIX_* settings)
@@ -35,6 +37,16 @@ final class BrokerProcess implements AutoCloseable {
     this.environment = Map.copyOf(environment);
     this.configFile = configFile;
     this.log = log;
+  }
+
+  /**
+   * Acts as compose's {@code restart: unless-stopped} and bin/felix's supervisor do for a broker the cluster downed
+   * (a busy machine can starve its failure detector): up to {@code times} exits with {@link BrokerMain#EXIT_DOWNED}
+   * are met with a start, while waiting for the broker.
+   */
+  BrokerProcess restartWhenDowned(int times) {
+    restartsWhenDowned = times;
+    return this;
   }
 
   int id() {
@@ -80,6 +92,12 @@ final class BrokerProcess implements AutoCloseable {
   private void await(String path, Duration timeout) throws IOException, InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (System.nanoTime() < deadline) {
+      if (!process.isAlive() && process.exitValue() == BrokerMain.EXIT_DOWNED && restartsWhenDowned > 0) {
+        restartsWhenDowned--;
+        System.err.println("broker " + id + " was downed by the cluster and exited; starting it again, as its"
+            + " supervisor would");
+        start();
+      }
       if (!process.isAlive()) {
         throw new IllegalStateException("broker " + id + " exited with " + process.exitValue() + ":\n" + logTail());
       }

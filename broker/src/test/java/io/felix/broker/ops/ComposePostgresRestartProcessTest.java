@@ -3,7 +3,6 @@ package io.felix.broker.ops;
 import io.felix.broker.testing.PrivatePostgres;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
@@ -18,7 +17,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -44,14 +42,11 @@ class ComposePostgresRestartProcessTest {
 
   @Test
   void brokersWithTheComposeSettingsKeepThePlacementJournalInPostgresAcrossRestarts() throws Exception {
-    Optional<Path> binaries = PrivatePostgres.findBinaries();
-    assumeTrue(binaries.isPresent(), "SKIPPED: PostgreSQL binaries (initdb, pg_ctl) are not installed; "
-        + "install the Debian package 'postgresql' (.ci/run does) to run the PostgreSQL journal test");
     Path root = ComposeSettings.repositoryRoot();
     Path compose = root.resolve("docker/compose.yml");
     Map<String, String> db = ComposeSettings.serviceEnvironment(compose, "postgres");
 
-    try (PrivatePostgres pg = PrivatePostgres.start(binaries.get(), db.get("POSTGRES_DB"), db.get("POSTGRES_USER"),
+    try (PrivatePostgres pg = PrivatePostgres.start(db.get("POSTGRES_DB"), db.get("POSTGRES_USER"),
         db.get("POSTGRES_PASSWORD"))) {
       List<BrokerProcess> brokers = startOnFreePorts(root, compose, pg.port());
       try {
@@ -120,7 +115,7 @@ class ComposePostgresRestartProcessTest {
       Path dir = Files.createDirectories(dataRoot.resolve("broker" + i));
       env.put("FELIX_DATA_DIR", dir.toString());
       brokers.add(new BrokerProcess(i, ports[i][0], env,
-          root.resolve("docker/broker.conf"), dir.resolve("broker.log")));
+          root.resolve("docker/broker.conf"), dir.resolve("broker.log")).restartWhenDowned(2)); // compose's policy
     }
     return brokers;
   }

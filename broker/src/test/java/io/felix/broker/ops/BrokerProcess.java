@@ -21,6 +21,7 @@ final class BrokerProcess implements AutoCloseable {
 
   private final int id;
   private final int adminPort;
+  private final int externalClientPort;
   private final Map<String, String> environment;
   private final Path configFile;
   private final Path log;
@@ -32,8 +33,15 @@ final class BrokerProcess implements AutoCloseable {
    * @param configFile the config file BrokerMain reads (its first argument)
    */
   BrokerProcess(int id, int adminPort, Map<String, String> environment, Path configFile, Path log) {
+    this(id, adminPort, 0, environment, configFile, log);
+  }
+
+  /** @param externalClientPort the port its environment gives the external client listener (0: none) */
+  BrokerProcess(int id, int adminPort, int externalClientPort, Map<String, String> environment, Path configFile,
+      Path log) {
     this.id = id;
     this.adminPort = adminPort;
+    this.externalClientPort = externalClientPort;
     this.environment = Map.copyOf(environment);
     this.configFile = configFile;
     this.log = log;
@@ -55,6 +63,10 @@ final class BrokerProcess implements AutoCloseable {
 
   int adminPort() {
     return adminPort;
+  }
+
+  int externalClientPort() {
+    return externalClientPort;
   }
 
   long pid() {

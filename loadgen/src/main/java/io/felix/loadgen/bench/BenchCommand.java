@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.OptionalDouble;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -67,8 +68,16 @@ public final class BenchCommand {
           description = "default: bin/felix's own, broker/target/felix-broker.jar") Path brokerJar,
       @Option(names = "--dir", defaultValue = "data/bench",
           description = "where the brokers keep data and logs; DIR/STRATEGY is wiped first (default ${DEFAULT-VALUE})")
-      Path dir) throws Exception {
-    PlacementBench.Settings settings = settings(strategy, load, recreates, recordSize, producers, brokerJar, dir);
+      Path dir,
+      @Option(names = "--rounds", defaultValue = "3",
+          description = "runs per strategy, the strategies alternating; the summary gives median and range "
+              + "(default ${DEFAULT-VALUE})") int rounds,
+      @Option(names = "--cpu-per-broker", paramLabel = "CORES",
+          description = "each broker in a cgroup of its own with this CPU quota, as if on a machine of its own "
+              + "(bin/felix local up --cpu-per-broker; needs a writable cgroup, usually root); default: none")
+      Double cpuPerBroker) throws Exception {
+    PlacementBench.Settings settings = settings(strategy, load, recreates, recordSize, producers, brokerJar, dir,
+        rounds, cpuPerBroker);
     try {
       new PlacementBench(settings).run();
     } catch (java.io.IOException | IllegalStateException e) {
@@ -126,14 +135,19 @@ public final class BenchCommand {
   }
 
   PlacementBench.Settings settings(StrategyChoice strategy, Duration load, int recreates, int recordSize,
-      int producers, Path brokerJar, Path dir) {
+      int producers, Path brokerJar, Path dir, int rounds, Double cpuPerBroker) {
     if (load.toMillis() % 1000 != 0) {
       throw Ranges.usage(spec, "--duration: expected whole seconds like 15s, got " + load.toMillis() + " ms");
+    }
+    if (cpuPerBroker != null && !(cpuPerBroker >= 0.01 && cpuPerBroker <= 1024)) {
+      throw Ranges.usage(spec, "--cpu-per-broker: expected a number of cores from 0.01 to 1024, got " + cpuPerBroker);
     }
     return new PlacementBench.Settings(brokerJar, dir, strategy.strategies,
         Ranges.within(spec, "--recreates", recreates, 0, 100), load,
         Ranges.within(spec, "--record-size", recordSize, 1, 4 * 1024 * 1024),
-        Ranges.within(spec, "--producers", producers, 1, 1024), Duration.ofSeconds(120));
+        Ranges.within(spec, "--producers", producers, 1, 1024), Duration.ofSeconds(120),
+        Ranges.within(spec, "--rounds", rounds, 1, 100),
+        cpuPerBroker == null ? OptionalDouble.empty() : OptionalDouble.of(cpuPerBroker));
   }
 
   /** --strategy's words. */

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalDouble;
 import java.util.TreeMap;
 
 /**
@@ -31,13 +32,33 @@ final class PlacementBench {
   static final String STREAM = "perf-quorum";
   static final int STREAM_SHARDS = 12;
 
-  /** @param brokerJar the brokers' jar, or null for the launcher's own (broker/target/felix-broker.jar) */
+  /**
+   * @param brokerJar the brokers' jar, or null for the launcher's own (broker/target/felix-broker.jar)
+   * @param rounds how many times each strategy runs, the strategies alternating (noise shows as a range)
+   * @param cpuPerBroker each broker's CPU budget in cores (its own cgroup), or empty for none
+   */
   record Settings(Path brokerJar, Path dir, List<String> strategies, int recreates, Duration load, int recordSize,
-      int producers, Duration readyTimeout) {}
+      int producers, Duration readyTimeout, int rounds, OptionalDouble cpuPerBroker) {}
 
-  /** What one strategy produced: the stream's leaders after every creation, the totals, the load figures. */
-  record Outcome(String strategy, List<Map<Integer, Integer>> streamLeaders, Map<Integer, Integer> totals,
-      ProduceRun.Result load, Map<Integer, Double> cpuSeconds, double loadSeconds) {}
+  /** One load against the stream: its acks level, the producer's figures, each broker's CPU-seconds during it. */
+  record Load(String acks, ProduceRun.Result result, Map<Integer, Double> cpuSeconds, double seconds,
+      double mebibytes) {}
+
+  /**
+   * What one run of a strategy produced: the stream's leaders after every creation, the totals, and its loads:
+   * acks quorum always, then acks leader under cluster-share, where one broker leads the whole stream and the two
+   * others only follow it, so the brokers' CPU splits into a leader's cost and a follower's.
+   */
+  record Outcome(String strategy, int round, List<Map<Integer, Integer>> streamLeaders, Map<Integer, Integer> totals,
+      List<Load> loads) {
+    Load quorum() {
+      return loads.get(0);
+    }
+
+    Map<Integer, Integer> lastLeaders() {
+      return streamLeaders.get(streamLeaders.size() - 1);
+    }
+  }
 
   private final Settings settings;
 
@@ -47,15 +68,21 @@ final class PlacementBench {
 
   List<Outcome> run() throws IOException, InterruptedException {
     List<Outcome> outcomes = new ArrayList<>();
-    for (String strategy : settings.strategies()) {
-      outcomes.add(runOne(strategy));
+    for (int round = 1; round <= settings.rounds(); round++) {
+      for (String strategy : settings.strategies()) {
+        outcomes.add(runOne(strategy, round));
+      }
     }
     printComparison(outcomes);
+    printFollowerCost(outcomes);
     return outcomes;
   }
 
-  private Outcome runOne(String strategy) throws IOException, InterruptedException {
-    System.out.printf("%n== strategy %s: starting 3 brokers (replication factor 3)%n", strategy);
+  private Outcome runOne(String strategy, int round) throws IOException, InterruptedException {
+    String budget = settings.cpuPerBroker().isPresent()
+        ? ", each with a budget of " + settings.cpuPerBroker().getAsDouble() + " CPU" : "";
+    System.out.printf("%n== strategy %s, round %d of %d: starting 3 brokers (replication factor 3%s)%n", strategy,
+        round, settings.rounds(), budget);
     Path dir = settings.dir().resolve(strategy);
     wipe(dir);
     Map<String, String> environment = new TreeMap<>();
@@ -63,8 +90,9 @@ final class PlacementBench {
       environment.put("FELIX_BROKER_JAR", settings.brokerJar().toAbsolutePath().toString());
     }
     environment.put("FELIX_READY_TIMEOUT", Long.toString(settings.readyTimeout().toSeconds()));
-    try (LocalCluster cluster = LocalCluster.up(LocalCluster.findScript(), dir, 3,
-        List.of("--zones", "a,b,c", "--strategy", strategy), environment)) {
+    List<String> upOptions = new ArrayList<>(List.of("--zones", "a,b,c", "--strategy", strategy));
+    settings.cpuPerBroker().ifPresent(cpu -> upOptions.addAll(List.of("--cpu-per-broker", Double.toString(cpu))));
+    try (LocalCluster cluster = LocalCluster.up(LocalCluster.findScript(), dir, 3, upOptions, environment)) {
       AdminClient admin = cluster.admin(0);
       List<Integer> ids = List.of(0, 1, 2);
       admin.postOk("/v1/placement/pause", "{}");
@@ -83,30 +111,26 @@ final class PlacementBench {
       all.add(STREAM);
       List<Map<Integer, Integer>> perCreation = new ArrayList<>();
       Leaders now = null;
-      for (int round = 0; round <= settings.recreates(); round++) {
-        if (round > 0) {
+      for (int creation = 0; creation <= settings.recreates(); creation++) {
+        if (creation > 0) {
           admin.deleteOk("/v1/streams/" + STREAM);
           awaitGone(admin, STREAM);
         }
         admin.createStream(STREAM, STREAM_SHARDS, 3);
         now = awaitLed(admin, all, ids);
         perCreation.add(now.counts(STREAM));
-        System.out.printf("   %-11s %s:%s   totals %s%n", round == 0 ? "created" : "recreate #" + round, STREAM,
-            Leaders.format(now.counts(STREAM)), Leaders.format(now.totals()));
+        System.out.printf("   %-11s %s:%s   totals %s%n", creation == 0 ? "created" : "recreate #" + creation,
+            STREAM, Leaders.format(now.counts(STREAM)), Leaders.format(now.totals()));
       }
       System.out.println("   replication status (GET /v1/replication-status):");
       admin.getOk("/v1/replication-status").lines().forEach(l -> System.out.println("     " + l));
 
-      System.out.printf("   load: %s in cluster mode for %d s, %d B records, acks quorum, %d producers%n", STREAM,
-          settings.load().toSeconds(), settings.recordSize(), settings.producers());
-      Map<Integer, Double> cpuBefore = cluster.cpuSeconds();
-      long start = System.nanoTime();
-      ProduceRun.Result load = ProduceRun.run(cluster.bootstrap(), STREAM, "cluster", settings.load(),
-          settings.recordSize(), settings.producers(), dir.resolve("produce.json"));
-      double seconds = (System.nanoTime() - start) / 1e9;
-      Map<Integer, Double> cpu = new TreeMap<>();
-      cluster.cpuSeconds().forEach((b, after) -> cpu.put(b, after - cpuBefore.get(b)));
-      Outcome outcome = new Outcome(strategy, perCreation, now.totals(), load, cpu, seconds);
+      List<Load> loads = new ArrayList<>();
+      loads.add(load(cluster, dir, "quorum"));
+      if (strategy.equals("cluster-share")) {
+        loads.add(load(cluster, dir, "leader"));
+      }
+      Outcome outcome = new Outcome(strategy, round, perCreation, now.totals(), loads);
       printOutcome(outcome);
       return outcome;
     } finally {
@@ -115,6 +139,19 @@ final class PlacementBench {
         deleteTree(dir.resolve("broker" + b).resolve("data"));
       }
     }
+  }
+
+  private Load load(LocalCluster cluster, Path dir, String acks) throws IOException, InterruptedException {
+    System.out.printf("   load: %s in cluster mode for %d s, %d B records, acks %s, %d producers%n", STREAM,
+        settings.load().toSeconds(), settings.recordSize(), acks, settings.producers());
+    Map<Integer, Double> cpuBefore = cluster.cpuSeconds();
+    long start = System.nanoTime();
+    ProduceRun.Result result = ProduceRun.run(cluster.bootstrap(), STREAM, "cluster", acks, settings.load(),
+        settings.recordSize(), settings.producers(), dir.resolve("produce-" + acks + ".json"));
+    double seconds = (System.nanoTime() - start) / 1e9;
+    Map<Integer, Double> cpu = new TreeMap<>();
+    cluster.cpuSeconds().forEach((b, after) -> cpu.put(b, after - cpuBefore.get(b)));
+    return new Load(acks, result, cpu, seconds, result.records() * (double) settings.recordSize() / (1 << 20));
   }
 
   /** Brokers 0..n-2 at the cluster share (counting the 12-shard stream to come), the rest on the last one. */
@@ -155,28 +192,72 @@ final class PlacementBench {
     }
   }
 
-  private static void printOutcome(Outcome o) {
-    System.out.printf("   throughput: %,.0f records/s, %.1f MB/s (p99 %.1f ms, %d failed, %,d acknowledged)%n",
-        o.load().recordsPerSecond(), o.load().megabytesPerSecond(), o.load().p99Millis(), o.load().errors(),
-        o.load().records());
-    System.out.printf("   broker CPU during the load (%.1f s):%n", o.loadSeconds());
-    Map<Integer, Integer> last = o.streamLeaders().get(o.streamLeaders().size() - 1);
-    o.cpuSeconds().forEach((b, s) -> System.out.printf("     broker %d: %6.2f CPU-s = %.2f cores   (%d of %s's leaders)%n",
-        b, s, s / o.loadSeconds(), last.get(b), STREAM));
+  private void printOutcome(Outcome o) {
+    for (Load load : o.loads()) {
+      ProduceRun.Result r = load.result();
+      System.out.printf("   acks %s: %,.0f records/s, %.1f MB/s (p99 %.1f ms, %d failed, %,d acknowledged)%n",
+          load.acks(), r.recordsPerSecond(), r.megabytesPerSecond(), r.p99Millis(), r.errors(), r.records());
+      System.out.printf("   broker CPU during it (%.1f s):%n", load.seconds());
+      load.cpuSeconds().forEach((b, cpu) -> System.out.printf(
+          "     broker %d: %6.2f CPU-s = %.2f cores%s   (%d of %s's leaders)%n", b, cpu, cpu / load.seconds(),
+          budgetShare(cpu / load.seconds()), o.lastLeaders().get(b), STREAM));
+    }
   }
 
-  private static void printComparison(List<Outcome> outcomes) {
-    System.out.printf("%n== summary: %s, 3 brokers, replication factor 3%n", STREAM);
-    System.out.printf("%-14s %-32s %-16s %-12s %s%n", "strategy", "leaders per creation", "totals", "records/s",
-        "CPU-s per broker during load");
-    for (Outcome o : outcomes) {
-      StringBuilder creations = new StringBuilder();
-      o.streamLeaders().forEach(m -> creations.append(creations.length() == 0 ? "" : " ")
-          .append(m.values().stream().map(String::valueOf).reduce((a, b) -> a + "/" + b).orElse("")));
-      StringBuilder cpu = new StringBuilder();
-      o.cpuSeconds().forEach((b, s) -> cpu.append(String.format("%d=%.1f ", b, s)));
-      System.out.printf("%-14s %-32s %-16s %-12.0f %s%n", o.strategy(), creations, Leaders.format(o.totals()),
-          o.load().recordsPerSecond(), cpu.toString().trim());
+  /** ", 87% of its budget" when brokers have one. */
+  private String budgetShare(double cores) {
+    return settings.cpuPerBroker().isPresent()
+        ? String.format(", %3.0f%% of its budget", 100 * cores / settings.cpuPerBroker().getAsDouble()) : "";
+  }
+
+  /** Per strategy, over its rounds: the stream's leaders, and the median and range of throughput and of CPU. */
+  private void printComparison(List<Outcome> outcomes) {
+    String unit = settings.cpuPerBroker().isPresent() ? "share of the CPU budget" : "cores";
+    System.out.printf("%n== summary: %s, 3 brokers, replication factor 3, acks quorum, %d round(s) per strategy"
+        + " (median [min-max])%n", STREAM, settings.rounds());
+    for (String strategy : settings.strategies()) {
+      List<Outcome> runs = outcomes.stream().filter(o -> o.strategy().equals(strategy)).toList();
+      System.out.printf("%-14s leaders per broker %s; records/s %s%n", strategy,
+          runs.stream().map(o -> Leaders.format(o.lastLeaders())).distinct().toList(),
+          Spread.of(runs.stream().map(o -> o.quorum().result().recordsPerSecond()).toList()).format("%,.0f"));
+      for (int b = 0; b < 3; b++) {
+        int broker = b;
+        Spread cpu = Spread.of(runs.stream().map(o -> cores(o.quorum(), broker)
+            / settings.cpuPerBroker().orElse(1)).toList());
+        System.out.printf("%-14s   broker %d CPU (%s): %s%n", "", broker, unit, cpu.format("%.2f"));
+      }
+    }
+  }
+
+  private static double cores(Load load, int broker) {
+    return load.cpuSeconds().get(broker) / load.seconds();
+  }
+
+  /**
+   * From the cluster-share runs, where one broker leads all of the stream's shards and the two others follow it:
+   * CPU-ms per MiB acknowledged on the leader and on each follower, per acks level.
+   */
+  private void printFollowerCost(List<Outcome> outcomes) {
+    List<Outcome> lopsided = outcomes.stream().filter(o -> o.strategy().equals("cluster-share"))
+        .filter(o -> o.lastLeaders().containsValue(STREAM_SHARDS)).toList();
+    if (lopsided.isEmpty()) {
+      return;
+    }
+    System.out.printf("%n== leader against follower cost (cluster-share runs: one broker leads all %d shards)%n",
+        STREAM_SHARDS);
+    for (String acks : List.of("quorum", "leader")) {
+      List<Double> leader = new ArrayList<>();
+      List<Double> follower = new ArrayList<>();
+      for (Outcome o : lopsided) {
+        o.loads().stream().filter(l -> l.acks().equals(acks)).forEach(l -> o.lastLeaders().forEach((b, led) ->
+            (led == STREAM_SHARDS ? leader : follower).add(1000 * l.cpuSeconds().get(b) / l.mebibytes())));
+      }
+      if (!leader.isEmpty()) {
+        Spread lead = Spread.of(leader);
+        Spread follow = Spread.of(follower);
+        System.out.printf("acks %-7s leader %s CPU-ms/MiB, each follower %s CPU-ms/MiB: a follower costs %.0f%% of"
+            + " the leader%n", acks, lead.format("%.1f"), follow.format("%.1f"), 100 * follow.median() / lead.median());
+      }
     }
   }
 

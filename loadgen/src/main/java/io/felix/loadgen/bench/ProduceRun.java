@@ -25,14 +25,15 @@ final class ProduceRun {
 
   private ProduceRun() {}
 
-  static Result run(String bootstrap, String stream, String mode, Duration duration, int recordSize, int producers,
-      Path jsonFile) throws IOException, InterruptedException {
+  /** @param acks the produce's --acks level (quorum, all, leader) */
+  static Result run(String bootstrap, String stream, String mode, String acks, Duration duration, int recordSize,
+      int producers, Path jsonFile) throws IOException, InterruptedException {
     List<String> command = new ArrayList<>(List.of(
         Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m",
         "-cp", System.getProperty("java.class.path"), "io.felix.cli.Felix", "produce",
         "--bootstrap", bootstrap, "--stream", stream, "--mode", mode, "--record-size", Integer.toString(recordSize),
         "--rate", "0", "--duration", duration.toSeconds() + "s", "--producers", Integer.toString(producers),
-        "--acks", "quorum", "--json", jsonFile.toString()));
+        "--acks", acks, "--json", jsonFile.toString()));
     Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
     try (var lines = p.inputReader().lines()) {
       lines.forEach(l -> System.out.println("    | " + l));

@@ -35,7 +35,8 @@ class BenchCommandTest {
         placement.matchedOptionValue("--duration", Duration.ofSeconds(15)),
         placement.matchedOptionValue("--recreates", 3), placement.matchedOptionValue("--record-size", 1024),
         placement.matchedOptionValue("--producers", 4), placement.matchedOptionValue("--broker-jar", null),
-        placement.matchedOptionValue("--dir", Path.of("data", "bench")));
+        placement.matchedOptionValue("--dir", Path.of("data", "bench")),
+        placement.matchedOptionValue("--rounds", 3), placement.matchedOptionValue("--cpu-per-broker", null));
   }
 
   private static String usageError(String... args) {
@@ -56,6 +57,25 @@ class BenchCommandTest {
     assertEquals(4, s.producers());
     assertEquals(Path.of("b.jar"), s.brokerJar());
     assertEquals(Path.of("data", "bench"), s.dir());
+    assertEquals(3, s.rounds());
+    assertEquals(java.util.OptionalDouble.empty(), s.cpuPerBroker());
+  }
+
+  @Test
+  void roundsAndACpuBudgetPerBrokerAreReadAndBadOnesNameTheOption() {
+    PlacementBench.Settings s = parse("placement", "--rounds", "5", "--cpu-per-broker", "0.5");
+    assertEquals(5, s.rounds());
+    assertEquals(java.util.OptionalDouble.of(0.5), s.cpuPerBroker());
+    assertEquals("--rounds: expected a number from 1 to 100, got 0", usageError("bench", "placement", "--rounds", "0"));
+    assertEquals("--cpu-per-broker: expected a number of cores from 0.01 to 1024, got 0.0",
+        usageError("bench", "placement", "--cpu-per-broker", "0"));
+  }
+
+  @Test
+  void aSpreadIsTheMedianAndRangeOfItsMeasurements() {
+    assertEquals(new Spread(3.0, 1.0, 9.0), Spread.of(List.of(9.0, 1.0, 3.0)));
+    assertEquals(new Spread(2.5, 1.0, 9.0), Spread.of(List.of(9.0, 1.0, 3.0, 2.0)));
+    assertEquals("2.50 [1.00-9.00]", Spread.of(List.of(9.0, 1.0, 3.0, 2.0)).format("%.2f"));
   }
 
   @Test

@@ -40,6 +40,7 @@ public final class ClientRequests {
   private final ProduceForwarder forwarder;
   private final ClientListenerSettings settings;
   private volatile ProducerIdSource producerIds = ProducerIdSource.NONE;
+  private volatile GroupRequestSink groups = GroupRequestSink.NONE;
 
   public ClientRequests(ReplicaRegistry registry, ProduceForwarder forwarder, ClientListenerSettings settings) {
     this.registry = registry;
@@ -52,6 +53,11 @@ public final class ClientRequests {
     this.producerIds = source;
   }
 
+  /** Where consumer-group requests go; set once the control plane is up. */
+  public void useGroups(GroupRequestSink sink) {
+    this.groups = sink;
+  }
+
   public CompletionStage<Response> handle(Request request) {
     switch (request.getBodyCase()) {
       case METADATA:
@@ -62,6 +68,13 @@ public final class ClientRequests {
         return fetch(request.getFetch());
       case INIT_PRODUCER_ID:
         return initProducerId();
+      case FIND_COORDINATOR:
+      case JOIN_GROUP:
+      case HEARTBEAT:
+      case LEAVE_GROUP:
+      case COMMIT_OFFSETS:
+      case FETCH_OFFSETS:
+        return groups.handle(request);
       default:
         return done(error(ErrorCode.INVALID_REQUEST, "unsupported request kind " + request.getBodyCase()));
     }

@@ -264,7 +264,10 @@ public final class GroupConsumer implements AutoCloseable {
     Map<Integer, Long> offsets = new TreeMap<>();
     committed.getFetchOffsets().getOffsetsList().forEach(o -> offsets.put(o.getShard(), o.getOffset()));
     synchronized (this) {
-      boolean sameMember = memberId.equals(joined.getMemberId());
+      // A shard kept from the very previous generation was ours all along: its position (records polled but maybe
+      // not committed) stands. After a gap of generations another member may have owned and committed it since.
+      boolean sameMember = memberId.equals(joined.getMemberId())
+          && (joined.getGeneration() == generation || joined.getGeneration() == generation + 1);
       Map<Integer, Long> kept = new TreeMap<>();
       for (int shard : joined.getShardsList()) {
         Long mine = sameMember ? positions.get(shard) : null;

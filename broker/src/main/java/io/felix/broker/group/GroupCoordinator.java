@@ -65,6 +65,12 @@ public final class GroupCoordinator extends AbstractBehavior<GroupCoordinator.Co
   private final GroupMembership membership;
   /** Committed offsets of this group per (stream, shard), with their place in the offsets log. */
   private final Map<OffsetKey, OffsetsStore.Stored> committed;
+  /**
+   * Commits accepted but not yet stored. FetchOffsets waits for them: a commit accepted from a shard's owner just
+   * before a rebalance must be visible to the shard's next owner, or it would read again what was committed.
+   */
+  private int commitsInFlight;
+  private final List<Handle> fetchesWaiting = new ArrayList<>();
 
   private GroupCoordinator(ActorContext<Command> context, TimerScheduler<Command> timers, String group, Context env,
       Map<OffsetKey, OffsetsStore.Stored> loaded) {
@@ -118,7 +124,13 @@ public final class GroupCoordinator extends AbstractBehavior<GroupCoordinator.Co
             : refused(outcome, r.getLeaveGroup().getMemberId()));
       }
       case COMMIT_OFFSETS -> commit(r.getCommitOffsets(), h.reply());
-      case FETCH_OFFSETS -> h.reply().complete(fetchOffsets(r.getFetchOffsets()));
+      case FETCH_OFFSETS -> {
+        if (commitsInFlight > 0) {
+          fetchesWaiting.add(h);
+        } else {
+          h.reply().complete(fetchOffsets(r.getFetchOffsets()));
+        }
+      }
       default -> h.reply().complete(error(ErrorCode.INVALID_REQUEST, "not a group request: " + r.getBodyCase()));
     }
     return this;
@@ -185,18 +197,28 @@ public final class GroupCoordinator extends AbstractBehavior<GroupCoordinator.Co
               .setMemberId(commit.getMemberId()).setCommitTimestampMs(now).build().toByteString())
           .setTimestampMs(now).build());
     }
+    commitsInFlight++;
     context.pipeToSelf(env.store().append(env.offsetsShard(), records),
         (at, failure) -> new CommitStored(commit, reply, at, failure));
   }
 
   private Behavior<Command> onCommitStored(CommitStored stored) {
+    answerCommit(stored);
+    if (--commitsInFlight == 0) {
+      fetchesWaiting.forEach(h -> h.reply().complete(fetchOffsets(h.request().getFetchOffsets())));
+      fetchesWaiting.clear();
+    }
+    return this;
+  }
+
+  private void answerCommit(CommitStored stored) {
     if (stored.failure() != null) {
       Throwable cause = stored.failure() instanceof CompletionException c && c.getCause() != null
           ? c.getCause() : stored.failure();
       ErrorCode code = cause instanceof OffsetsStore.StoreException s ? s.code : ErrorCode.TIMEOUT;
       stored.reply().complete(error(code, "the commit of group " + membership.group() + " was not stored: "
           + cause.getMessage()));
-      return this;
+      return;
     }
     long base = stored.at()[0];
     long epoch = stored.at()[1];
@@ -205,7 +227,7 @@ public final class GroupCoordinator extends AbstractBehavior<GroupCoordinator.Co
       // answers for the group, not this one.
       stored.reply().complete(error(ErrorCode.NOT_COORDINATOR, "the offsets shard " + env.offsetsShard()
           + " changed leadership (epoch " + env.epoch() + " -> " + epoch + "); ask FindCoordinator again"));
-      return this;
+      return;
     }
     CommitOffsetsRequest commit = stored.request();
     for (int i = 0; i < commit.getOffsetsCount(); i++) {
@@ -220,7 +242,6 @@ public final class GroupCoordinator extends AbstractBehavior<GroupCoordinator.Co
     }
     stored.reply().complete(Response.newBuilder().setCommitOffsets(CommitOffsetsResponse.getDefaultInstance())
         .build());
-    return this;
   }
 
   private Response fetchOffsets(FetchOffsetsRequest fetch) {

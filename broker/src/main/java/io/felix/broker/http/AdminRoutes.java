@@ -140,7 +140,8 @@ public final class AdminRoutes extends AllDirectives {
             path("shard-moves", () -> concat(
                 get(() -> withView(view -> ok(AdminJson.moves(view.state(), System.currentTimeMillis(),
                     recentMoves)))),
-                post(() -> body(this::startMove)))))));
+                post(() -> body(this::startMove)))),
+            new GroupRoutes(system, commitOffsets, timeout).route())));
   }
 
   private Route ready() {

@@ -11,6 +11,7 @@ import io.felix.broker.control.PeerSuspicionReporter;
 import io.felix.broker.control.PlacementController;
 import io.felix.broker.group.GroupManager;
 import io.felix.broker.group.GroupSettings;
+import io.felix.broker.group.LocalGroups;
 import io.felix.broker.http.AdminRoutes;
 import io.felix.broker.http.AdminServer;
 import io.felix.broker.http.HttpSettings;
@@ -84,6 +85,7 @@ final class BrokerGuardian {
         GroupSettings.fromConfig(context.getSystem().settings().config()), java.time.Clock.systemUTC()),
         "group-manager");
     dataPlane.useGroups(GroupManager.sink(groups));
+    LocalGroups.of(context.getSystem()).bind(groups, dataPlane.registry());
     BrokerMetrics metrics = BrokerMetrics.of(context.getSystem());
     Consumer<AssignmentTable> applyToReplicas = table -> {
       directory.tell(new ReplicaDirectory.ApplyAssignments(table));

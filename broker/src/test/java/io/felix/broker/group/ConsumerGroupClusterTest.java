@@ -162,6 +162,24 @@ class ConsumerGroupClusterTest {
                 + " had its commit past it acknowledged");
           }
         }
+        // The admin API, through a broker that need not be the coordinator: three members, two shards each, and
+        // once their last commits are stored no lag on any shard.
+        BrokerNode other = cluster.live().get(cluster.live().size() - 1);
+        BrokerCluster.await(Duration.ofSeconds(10), "GET /v1/groups/billing shows no lag", () -> {
+          BrokerCluster.Reply r = cluster.get(other, "/v1/groups/billing");
+          return r.status() == 200 && r.json().get("lag").asLong() == 0;
+        });
+        JsonNode billing = cluster.get(other, "/v1/groups/billing").json();
+        assertEquals(3, billing.get("members").size(), billing.toString());
+        assertEquals(SHARDS, billing.get("shards").size(), billing.toString());
+        for (JsonNode s : billing.get("shards")) {
+          long last = ((java.util.TreeSet<Long>) expected.get(s.get("shard").asInt())).last();
+          assertEquals(last + 1, s.get("committed_offset").asLong(), "shard " + s + " committed past its last record");
+        }
+        JsonNode list = cluster.get(other, "/v1/groups").json();
+        assertEquals(1, list.size(), list.toString());
+        assertEquals("billing", list.get(0).get("group").asText());
+        assertEquals(404, cluster.get(other, "/v1/groups/nobody").status());
         log.info("CONSUMER GROUP: {} records acknowledged, all read; {} read twice (uncommitted when their reader"
             + " lost the shard)", acked.size(), duplicates);
       } finally {

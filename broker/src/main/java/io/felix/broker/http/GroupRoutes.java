@@ -105,6 +105,10 @@ final class GroupRoutes {
     int coordinator = offsetsShards == null ? -1 : table.shard(new ShardId(OffsetsStore.STREAM,
         OffsetsStore.shardOf(group, offsetsShards))).map(a -> a.leader()).orElse(-1);
     Optional<BrokerEndpoint> endpoint = table.broker(coordinator);
+    if (offsetsShards == null) {
+      return CompletableFuture.completedFuture(error(StatusCodes.NOT_FOUND.intValue(),
+          "no group named '" + group + "' (no group has been used yet)"));
+    }
     if (!local && coordinator != groups.brokerId()) {
       if (endpoint.isEmpty()) {
         return CompletableFuture.completedFuture(error(StatusCodes.SERVICE_UNAVAILABLE.intValue(),

@@ -81,6 +81,10 @@ final class ConsumeCommand implements Callable<Integer> {
 
     @Option(names = "--max-bytes", defaultValue = "1048576", description = "bytes per fetch (default ${DEFAULT-VALUE})")
     int maxBytes = 1024 * 1024;
+
+    @Option(names = "--group", paramLabel = "GROUP",
+        description = "read as a member of this consumer group (its shards, from its committed offsets) until idle")
+    String group;
   }
 
   @Override
@@ -113,7 +117,8 @@ final class ConsumeCommand implements Callable<Integer> {
       throw Ranges.usage(spec, "--expect is only meaningful with --verify");
     }
     return new ConsumeOptions(endpoints.bootstrap(), load.stream, mode, fromBeginning, load.verify, load.expect,
-        load.json, load.idle, Ranges.within(spec, "--max-bytes", load.maxBytes, 1024, 8 * 1024 * 1024 - 64 * 1024));
+        load.json, load.idle, Ranges.within(spec, "--max-bytes", load.maxBytes, 1024, 8 * 1024 * 1024 - 64 * 1024),
+        load.group);
   }
 
   FelixClient client() {

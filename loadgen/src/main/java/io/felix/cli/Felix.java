@@ -33,7 +33,8 @@ import picocli.CommandLine.Command;
         ConsumeCommand.class,
         BenchCommand.class,
         ChaosCommand.class,
-        AutoComplete.GenerateCompletion.class})
+        AutoComplete.GenerateCompletion.class,
+        GroupCommand.class})
 public final class Felix {
 
   /** Exit status of a failed command (usage errors exit with picocli's 2). */

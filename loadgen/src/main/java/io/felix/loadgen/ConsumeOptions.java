@@ -13,6 +13,8 @@ import java.util.List;
  *     without it, read from that commit offset on, following new records
  * @param idle stop reading a shard after this long without progress
  * @param expect a {@code produce --json} file: with it, "missing" means acknowledged and not found
+ * @param group read as a member of this consumer group (null: every shard, no group): the shards the group assigns,
+ *     from the group's committed offsets, committing after every poll, until idle
  */
 public record ConsumeOptions(
     List<HostPort> bootstrap,
@@ -23,5 +25,6 @@ public record ConsumeOptions(
     Path expect,
     Path json,
     Duration idle,
-    int maxBytes) {
+    int maxBytes,
+    String group) {
 }

@@ -3,6 +3,9 @@ package io.felix.loadgen;
 import io.felix.client.ClientMode;
 import io.felix.client.ClientSettings;
 import io.felix.client.FelixClient;
+import io.felix.client.GroupConsumer;
+import io.felix.client.GroupConsumerOptions;
+import io.felix.client.GroupRecord;
 import io.felix.client.FetchResult;
 import io.felix.client.FetchedRecord;
 import io.felix.client.HostPort;
@@ -50,7 +53,11 @@ public final class ConsumeRun {
         System.err.println("consume: " + e.getMessage());
         return 1;
       }
-      readAll(client, shards, start);
+      if (options.group() != null) {
+        readAsGroupMember(client);
+      } else {
+        readAll(client, shards, start);
+      }
     }
     double seconds = (System.nanoTime() - start) / 1e9;
     out.printf("consume: read %d records (%.2f MB) from %s in %.1f s%n", records, bytes / 1e6,
@@ -83,7 +90,7 @@ public final class ConsumeRun {
   public static Verifier.Report verifyAgainst(List<HostPort> bootstrap, String stream, Summary expected)
       throws InterruptedException {
     ConsumeOptions options = new ConsumeOptions(bootstrap, stream, ClientMode.CLUSTER, true, true, null, null,
-        Duration.ofSeconds(10), 1024 * 1024);
+        Duration.ofSeconds(10), 1024 * 1024, null);
     ConsumeRun run = new ConsumeRun(options, new PrintStream(OutputStream.nullOutputStream()));
     try (FelixClient client = run.client()) {
       run.readAll(client, StreamCheck.shards(client, stream), System.nanoTime());
@@ -93,6 +100,42 @@ public final class ConsumeRun {
 
   private FelixClient client() {
     return new FelixClient(ClientSettings.builder(options.bootstrap()).mode(options.mode()).build());
+  }
+
+  /**
+   * Reads as a member of {@code --group}: polls the shards the group assigns, committing after each poll, until
+   * nothing arrived for {@code --idle}; then leaves the group, so its shards go to the remaining members.
+   */
+  private void readAsGroupMember(FelixClient client) {
+    GroupConsumer consumer = new GroupConsumer(client, GroupConsumerOptions.DEFAULTS);
+    consumer.subscribe(options.stream(), options.group());
+    long lastRecord = System.nanoTime();
+    try {
+      while (System.nanoTime() - lastRecord < options.idle().toNanos()) {
+        List<GroupRecord> polled = consumer.poll(Duration.ofMillis(500));
+        if (polled.isEmpty()) {
+          continue;
+        }
+        lastRecord = System.nanoTime();
+        synchronized (this) {
+          for (GroupRecord r : polled) {
+            records++;
+            bytes += r.record().value().length;
+            if (options.verify()) {
+              verifier.accept(r.shard(), r.offset(), r.record().value());
+            }
+          }
+        }
+        try {
+          consumer.commitSync();
+        } catch (RuntimeException e) {
+          out.printf("consume: commit of group %s failed (%s); those records are read again%n", options.group(),
+              e.getMessage());
+        }
+      }
+    } finally {
+      consumer.close();
+    }
   }
 
   /** Reads every shard up to its commit offset when reading started (or on, without --from-beginning). */

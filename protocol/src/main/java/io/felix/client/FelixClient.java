@@ -247,6 +247,17 @@ public final class FelixClient implements AutoCloseable {
         });
   }
 
+  /**
+   * One request to the broker at {@code target}, unretried: for the consumer groups' requests, which go to a group's
+   * coordinator ({@link GroupConsumer}) rather than to a shard's leader.
+   */
+  CompletableFuture<Response> send(HostPort target, Request.Builder request) {
+    if (closed) {
+      return CompletableFuture.failedFuture(FelixException.clientClosed("the client is closed"));
+    }
+    return connections.get(target).thenCompose(c -> c.send(request, settings.requestTimeout()));
+  }
+
   static FetchResult decode(String stream, int shard, long offset, FetchResponse fetch) {
     List<FetchedRecord> records = new ArrayList<>();
     long next = offset;

@@ -68,6 +68,7 @@ public final class Errors {
       case NOT_ENOUGH_REPLICAS:
       case TIMEOUT:
       case OUT_OF_ORDER_SEQUENCE:
+      case NOT_COORDINATOR:
         return true;
       default:
         return false;
@@ -109,6 +110,14 @@ public final class Errors {
         return "the batch's sequence number does not continue the producer's last stored batch";
       case INVALID_PRODUCER_EPOCH:
         return "the producer epoch is older than one the shard has stored";
+      case NOT_COORDINATOR:
+        return "the broker does not coordinate this consumer group";
+      case UNKNOWN_MEMBER:
+        return "the member is not a member of the consumer group";
+      case ILLEGAL_GENERATION:
+        return "the member's generation is not the consumer group's current one";
+      case REBALANCE_IN_PROGRESS:
+        return "the consumer group was rebalanced; join again";
       default:
         return "error code " + code;
     }

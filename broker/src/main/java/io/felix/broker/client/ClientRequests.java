@@ -13,6 +13,7 @@ import io.felix.protocol.client.BrokerAddress;
 import io.felix.protocol.Errors;
 import io.felix.protocol.client.ErrorCode;
 import io.felix.protocol.client.FetchRequest;
+import io.felix.protocol.client.FindCoordinatorResponse;
 import io.felix.protocol.client.InitProducerIdResponse;
 import io.felix.protocol.client.MetadataRequest;
 import io.felix.protocol.client.MetadataResponse;
@@ -41,6 +42,7 @@ public final class ClientRequests {
   private final ProduceForwarder forwarder;
   private final ClientListenerSettings settings;
   private volatile ProducerIdSource producerIds = ProducerIdSource.NONE;
+  private volatile GroupRequestSink groups = GroupRequestSink.NONE;
 
   public ClientRequests(ReplicaRegistry registry, ProduceForwarder forwarder, ClientListenerSettings settings) {
     this.registry = registry;
@@ -51,6 +53,11 @@ public final class ClientRequests {
   /** Where InitProducerId takes its ids from; set once the control plane is up (until then requests fail, retriably). */
   public void useProducerIds(ProducerIdSource source) {
     this.producerIds = source;
+  }
+
+  /** Where consumer-group requests go; set once the control plane is up. */
+  public void useGroups(GroupRequestSink sink) {
+    this.groups = sink;
   }
 
   /** Answers a request that arrived on the INTERNAL listener. */
@@ -77,6 +84,13 @@ public final class ClientRequests {
         return fetch(request.getFetch());
       case INIT_PRODUCER_ID:
         return initProducerId();
+      case FIND_COORDINATOR:
+      case JOIN_GROUP:
+      case HEARTBEAT:
+      case LEAVE_GROUP:
+      case COMMIT_OFFSETS:
+      case FETCH_OFFSETS:
+        return groups.handle(request);
       default:
         return done(error(ErrorCode.INVALID_REQUEST, "unsupported request kind " + request.getBodyCase()));
     }
@@ -123,8 +137,17 @@ public final class ClientRequests {
     return Response.newBuilder().setMetadata(b).build();
   }
 
-  /** A leader hint names the leader's address on {@code listener} (the replica that wrote it knows only its own). */
+  /**
+   * A leader hint, or a coordinator's address, names the broker's address on {@code listener} (the replica or
+   * coordinator that wrote it knows only the internal one).
+   */
   private Response leaderAddressFor(Response response, ClientListenerName listener) {
+    if (response.hasFindCoordinator()) {
+      FindCoordinatorResponse found = response.getFindCoordinator();
+      return registry.table().broker(found.getCoordinatorId()).map(e -> response.toBuilder().setFindCoordinator(
+          found.toBuilder().setHost(e.clientHost(listener)).setPort(e.clientPort(listener))).build())
+          .orElse(response);
+    }
     if (!response.hasError() || response.getError().getLeaderAddress().isEmpty()) {
       return response;
     }

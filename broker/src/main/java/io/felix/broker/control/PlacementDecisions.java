@@ -22,6 +22,7 @@ import io.felix.placement.InvalidLayoutException;
 import io.felix.placement.Plan;
 import io.felix.placement.Planner;
 import io.felix.placement.Step;
+import io.felix.broker.assignment.InternalStreams;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -72,7 +73,7 @@ public final class PlacementDecisions {
       return Decision.refuse(ControlReply.invalid("name: " + name.length() + " characters exceed the limit of "
           + limits.maxStreamNameLength() + " (felix.control.max-stream-name-length)"));
     }
-    if (name == null || !STREAM_NAME.matcher(name).matches()) {
+    if (name == null || !(STREAM_NAME.matcher(name).matches() || InternalStreams.ALL.contains(name))) {
       return Decision.refuse(ControlReply.invalid("name: must be letters, digits, '.', '_' or '-', starting with a"
           + " letter or digit, got " + (name == null ? "nothing" : "'" + name + "'")));
     }

@@ -3,6 +3,7 @@ package io.felix.broker.http;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.felix.broker.assignment.InternalStreams;
 import io.felix.broker.assignment.AssignmentTable;
 import io.felix.broker.assignment.ShardId;
 import io.felix.broker.assignment.StreamConfig;
@@ -139,7 +140,8 @@ public final class AdminRoutes extends AllDirectives {
             path("shard-moves", () -> concat(
                 get(() -> withView(view -> ok(AdminJson.moves(view.state(), System.currentTimeMillis(),
                     recentMoves)))),
-                post(() -> body(this::startMove)))))));
+                post(() -> body(this::startMove)))),
+            new GroupRoutes(system, commitOffsets, timeout).route())));
   }
 
   private Route ready() {
@@ -164,6 +166,10 @@ public final class AdminRoutes extends AllDirectives {
   private Route createStream(JsonNode body) {
     onlyFields(body, "name", "shards", "replication_factor", "retention_ms", "retention_bytes", "segment_bytes");
     String name = text(body, "name");
+    if (InternalStreams.isInternal(name)) {
+      throw new BadField("name: names starting with '" + InternalStreams.PREFIX
+          + "' are reserved for internal streams");
+    }
     int shards = integer(body, "shards");
     StreamConfig config = streamConfig(body);
     if (body.has("replication_factor")) {

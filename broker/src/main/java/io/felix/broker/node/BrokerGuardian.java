@@ -9,6 +9,9 @@ import io.felix.broker.control.DirectoryProbe;
 import io.felix.broker.control.ClosedPeerDowner;
 import io.felix.broker.control.PeerSuspicionReporter;
 import io.felix.broker.control.PlacementController;
+import io.felix.broker.group.GroupManager;
+import io.felix.broker.group.GroupSettings;
+import io.felix.broker.group.LocalGroups;
 import io.felix.broker.http.AdminRoutes;
 import io.felix.broker.http.AdminServer;
 import io.felix.broker.http.HttpSettings;
@@ -79,6 +82,11 @@ final class BrokerGuardian {
       context.spawn(ClosedPeerDowner.create(broker.id(), dataPlane::closedPeers, control.suspicionCheckInterval()),
           "closed-peer-downer");
     }
+    ActorRef<GroupManager.Command> groups = context.spawn(GroupManager.create(dataPlane.registry(), singleton,
+        GroupSettings.fromConfig(context.getSystem().settings().config()), java.time.Clock.systemUTC()),
+        "group-manager");
+    dataPlane.useGroups(GroupManager.sink(groups));
+    LocalGroups.of(context.getSystem()).bind(groups, dataPlane.registry());
     BrokerMetrics metrics = BrokerMetrics.of(context.getSystem());
     Consumer<AssignmentTable> applyToReplicas = table -> {
       directory.tell(new ReplicaDirectory.ApplyAssignments(table));

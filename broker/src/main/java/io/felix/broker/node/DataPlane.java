@@ -175,6 +175,10 @@ public final class DataPlane {
     clientRequests.useProducerIds(source);
   }
 
+  public void useGroups(io.felix.broker.client.GroupRequestSink sink) {
+    clientRequests.useGroups(sink);
+  }
+
   public long forwardedBatches() {
     return forwarder.forwardedBatches();
   }

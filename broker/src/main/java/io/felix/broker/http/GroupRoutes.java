@@ -1,0 +1,194 @@
+package io.felix.broker.http;
+
+import static org.apache.pekko.http.javadsl.server.Directives.completeWithFuture;
+import static org.apache.pekko.http.javadsl.server.Directives.concat;
+import static org.apache.pekko.http.javadsl.server.Directives.get;
+import static org.apache.pekko.http.javadsl.server.Directives.parameterOptional;
+import static org.apache.pekko.http.javadsl.server.Directives.path;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.felix.broker.assignment.AssignmentTable;
+import io.felix.broker.assignment.BrokerEndpoint;
+import io.felix.broker.assignment.ShardId;
+import io.felix.broker.group.GroupMembership;
+import io.felix.broker.group.GroupView;
+import io.felix.broker.group.LocalGroups;
+import io.felix.broker.group.OffsetsStore;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.http.javadsl.Http;
+import org.apache.pekko.http.javadsl.model.ContentTypes;
+import org.apache.pekko.http.javadsl.model.HttpRequest;
+import org.apache.pekko.http.javadsl.model.HttpResponse;
+import org.apache.pekko.http.javadsl.model.StatusCodes;
+import org.apache.pekko.http.javadsl.server.PathMatchers;
+import org.apache.pekko.http.javadsl.server.Route;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * GET /v1/groups and GET /v1/groups/{id}: consumer groups as their coordinators see them. A group lives on one
+ * broker (the leader of its offsets shard), so any broker answers by asking: the list asks every broker's
+ * {@code ?local=true} list, the detail asks the group's coordinator. The detail adds each shard's lag (the shard's
+ * commit offset minus the group's committed offset, or minus 0 when nothing is committed).
+ */
+final class GroupRoutes {
+  private static final Logger log = LoggerFactory.getLogger(GroupRoutes.class);
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final ActorSystem<?> system;
+  private final LocalGroups groups;
+  private final AdminRoutes.CommitOffsets commitOffsets;
+  private final Duration timeout;
+
+  GroupRoutes(ActorSystem<?> system, AdminRoutes.CommitOffsets commitOffsets, Duration timeout) {
+    this.system = system;
+    this.groups = LocalGroups.of(system);
+    this.commitOffsets = commitOffsets;
+    this.timeout = timeout;
+  }
+
+  Route route() {
+    return concat(
+        path("groups", () -> get(() -> parameterOptional("local", local -> completeWithFuture(
+            local.isPresent() ? localList().thenApply(GroupRoutes::ok) : clusterList())))),
+        path(PathMatchers.segment("groups").slash(PathMatchers.segment()), id -> get(() ->
+            parameterOptional("local", local -> completeWithFuture(describe(id, local.isPresent()))))));
+  }
+
+  private CompletionStage<ArrayNode> localList() {
+    return groups.describeAll().thenApply(views -> {
+      ArrayNode list = JSON.createArrayNode();
+      views.stream().sorted((a, b) -> a.group().compareTo(b.group())).forEach(v -> list.add(summary(v)));
+      return list;
+    });
+  }
+
+  /** Every broker's own list, merged; a broker that does not answer is named in the log and left out. */
+  private CompletionStage<HttpResponse> clusterList() {
+    AssignmentTable table = groups.table();
+    List<CompletableFuture<JsonNode>> parts = new ArrayList<>();
+    for (BrokerEndpoint b : table.brokers().values()) {
+      CompletionStage<JsonNode> part = b.id() == groups.brokerId() ? localList().thenApply(n -> n)
+          : ask(b, "/v1/groups?local=true").thenCompose(r -> r.entity().toStrict(timeout.toMillis(), system)
+              .thenApply(e -> parse(e.getData().utf8String())));
+      parts.add(part.toCompletableFuture().exceptionally(e -> {
+        log.info("GET /v1/groups: broker {} did not list its groups ({}); they are left out", b.id(),
+            e.getMessage());
+        return JSON.createArrayNode();
+      }));
+    }
+    return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new)).thenApply(done -> {
+      List<JsonNode> all = new ArrayList<>();
+      parts.forEach(p -> p.join().forEach(all::add));
+      all.sort((a, b) -> a.get("group").asText().compareTo(b.get("group").asText()));
+      ArrayNode list = JSON.createArrayNode();
+      all.forEach(list::add);
+      return ok(list);
+    });
+  }
+
+  private CompletionStage<HttpResponse> describe(String group, boolean local) {
+    AssignmentTable table = groups.table();
+    Integer offsetsShards = table.streams().get(OffsetsStore.STREAM);
+    int coordinator = offsetsShards == null ? -1 : table.shard(new ShardId(OffsetsStore.STREAM,
+        OffsetsStore.shardOf(group, offsetsShards))).map(a -> a.leader()).orElse(-1);
+    Optional<BrokerEndpoint> endpoint = table.broker(coordinator);
+    if (offsetsShards == null) {
+      return CompletableFuture.completedFuture(error(StatusCodes.NOT_FOUND.intValue(),
+          "no group named '" + group + "' (no group has been used yet)"));
+    }
+    if (!local && coordinator != groups.brokerId()) {
+      if (endpoint.isEmpty()) {
+        return CompletableFuture.completedFuture(error(StatusCodes.SERVICE_UNAVAILABLE.intValue(),
+            "group '" + group + "' has no coordinator now (its offsets shard has no leader)"));
+      }
+      return ask(endpoint.get(), "/v1/groups/" + URLEncoder.encode(group, StandardCharsets.UTF_8)
+          .replace("+", "%20") + "?local=true");
+    }
+    return groups.describeAll().thenCompose(views -> {
+      Optional<GroupView> view = views.stream().filter(v -> v.group().equals(group)).findFirst();
+      if (view.isEmpty()) {
+        return CompletableFuture.completedFuture(error(StatusCodes.NOT_FOUND.intValue(),
+            "no group named '" + group + "' (its coordinator, broker " + groups.brokerId() + ", knows none)"));
+      }
+      GroupView v = view.get();
+      CompletionStage<Map<Integer, Long>> highWatermarks = v.stream().isEmpty()
+          ? CompletableFuture.completedFuture(Map.of()) : commitOffsets.of(groups.table(), v.stream());
+      return highWatermarks.thenApply(hw -> ok(detail(v, hw)));
+    });
+  }
+
+  private static ObjectNode summary(GroupView v) {
+    return JSON.createObjectNode().put("group", v.group()).put("coordinator", v.coordinator())
+        .put("stream", v.stream()).put("generation", v.generation()).put("members", v.members().size());
+  }
+
+  private static ObjectNode detail(GroupView v, Map<Integer, Long> highWatermarks) {
+    ObjectNode node = summary(v);
+    ArrayNode members = node.putArray("members");
+    for (GroupMembership.MemberView m : v.members()) {
+      ObjectNode member = members.addObject().put("member_id", m.memberId())
+          .put("session_timeout_ms", m.sessionTimeoutMs());
+      m.shards().forEach(member.putArray("shards")::add);
+    }
+    ArrayNode shards = node.putArray("shards");
+    long totalLag = 0;
+    for (Map.Entry<Integer, Long> e : v.committed().entrySet()) {
+      int shard = e.getKey();
+      ObjectNode s = shards.addObject().put("shard", shard);
+      String owner = v.members().stream().filter(m -> m.shards().contains(shard)).map(m -> m.memberId())
+          .findFirst().orElse(null);
+      s.put("owner", owner);
+      if (e.getValue() >= 0) {
+        s.put("committed_offset", e.getValue());
+      } else {
+        s.putNull("committed_offset");
+      }
+      Long hw = highWatermarks.get(shard);
+      if (hw != null && hw >= 0) {
+        long lag = Math.max(0, hw - Math.max(0, e.getValue()));
+        s.put("commit_offset", hw).put("lag", lag);
+        totalLag += lag;
+      } else {
+        s.putNull("commit_offset").putNull("lag");
+      }
+    }
+    node.put("lag", totalLag);
+    return node;
+  }
+
+  private CompletionStage<HttpResponse> ask(BrokerEndpoint broker, String path) {
+    return Http.get(system).singleRequest(HttpRequest.GET("http://" + broker.host() + ":" + broker.adminPort()
+        + path));
+  }
+
+  private static JsonNode parse(String text) {
+    try {
+      return JSON.readTree(text);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  private static HttpResponse ok(JsonNode body) {
+    return HttpResponse.create().withStatus(StatusCodes.OK).withEntity(ContentTypes.APPLICATION_JSON,
+        body.toString());
+  }
+
+  private static HttpResponse error(int status, String text) {
+    return HttpResponse.create().withStatus(status).withEntity(ContentTypes.APPLICATION_JSON,
+        AdminJson.error(status, text).toString());
+  }
+}

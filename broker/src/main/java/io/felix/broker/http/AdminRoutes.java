@@ -139,7 +139,8 @@ public final class AdminRoutes extends AllDirectives {
             path("shard-moves", () -> concat(
                 get(() -> withView(view -> ok(AdminJson.moves(view.state(), System.currentTimeMillis(),
                     recentMoves)))),
-                post(() -> body(this::startMove)))))));
+                post(() -> body(this::startMove)))),
+            new CacheRoutes(this, commitOffsets).routes())));
   }
 
   private Route ready() {
@@ -166,8 +167,13 @@ public final class AdminRoutes extends AllDirectives {
     String name = text(body, "name");
     int shards = integer(body, "shards");
     StreamConfig config = streamConfig(body);
-    if (body.has("replication_factor")) {
-      int rf = integer(body, "replication_factor");
+    return create(name, shards, body.has("replication_factor") ? integer(body, "replication_factor") : null, config);
+  }
+
+  /** Creates a stream or a cache ({@code config} tells which); a null replication factor takes the default. */
+  Route create(String name, int shards, Integer replicationFactor, StreamConfig config) {
+    if (replicationFactor != null) {
+      int rf = replicationFactor;
       return command(StatusCodes.CREATED, r -> new PlacementController.CreateStream(name, shards, rf, config, r));
     }
     return withView(view -> {
@@ -213,7 +219,7 @@ public final class AdminRoutes extends AllDirectives {
     return new StreamConfig(retentionMs, retentionBytes, segmentBytes);
   }
 
-  private static Long optionalLong(JsonNode body, String field) {
+  static Long optionalLong(JsonNode body, String field) {
     JsonNode value = body.get(field);
     if (value == null) {
       return null;
@@ -255,7 +261,7 @@ public final class AdminRoutes extends AllDirectives {
   }
 
   /** Parses the body as a JSON object and hands it on; a malformed body or a bad field is a 400. */
-  private Route body(Function<JsonNode, Route> handler) {
+  Route body(Function<JsonNode, Route> handler) {
     return jsonText(text -> {
       JsonNode node;
       try {
@@ -295,7 +301,7 @@ public final class AdminRoutes extends AllDirectives {
       MediaTypes.TEXT_PLAIN);
 
   /** Refuses a body with fields other than {@code known} (a misspelt optional field would be ignored silently). */
-  private static void onlyFields(JsonNode body, String... known) {
+  static void onlyFields(JsonNode body, String... known) {
     java.util.List<String> unknown = new java.util.ArrayList<>();
     body.fieldNames().forEachRemaining(f -> {
       if (!java.util.Arrays.asList(known).contains(f)) {
@@ -308,13 +314,13 @@ public final class AdminRoutes extends AllDirectives {
     }
   }
 
-  private static final class BadField extends RuntimeException {
+  static final class BadField extends RuntimeException {
     BadField(String message) {
       super(message, null, false, false);
     }
   }
 
-  private static String text(JsonNode body, String field) {
+  static String text(JsonNode body, String field) {
     JsonNode value = body.get(field);
     if (value == null || !value.isTextual()) {
       throw new BadField(field + ": required, a string");
@@ -322,7 +328,7 @@ public final class AdminRoutes extends AllDirectives {
     return value.asText();
   }
 
-  private static int integer(JsonNode body, String field) {
+  static int integer(JsonNode body, String field) {
     JsonNode value = body.get(field);
     if (value == null || !value.isIntegralNumber() || !value.canConvertToInt()) {
       throw new BadField(field + ": required, an integer");
@@ -348,7 +354,7 @@ public final class AdminRoutes extends AllDirectives {
   }
 
   /** As above, with {@code note} appended to the done message. */
-  private Route command(StatusCode success, String note,
+  Route command(StatusCode success, String note,
       Function<ActorRef<ControlReply>, PlacementController.Command> command) {
     CompletionStage<ControlReply> reply = AskPattern.ask(singleton, command::apply, timeout, system.scheduler());
     return respond(reply.thenApply(r -> toResponse(r, success, note)));
@@ -371,7 +377,7 @@ public final class AdminRoutes extends AllDirectives {
   /** A status and a JSON document (null: no body, for 204). */
   record Response(StatusCode status, JsonNode body) {}
 
-  private Route withView(Function<ControlView, Route> handler) {
+  Route withView(Function<ControlView, Route> handler) {
     CompletionStage<ControlView> view = AskPattern.ask(singleton, PlacementController.GetView::new, timeout,
         system.scheduler());
     return onComplete(view, result -> result.isSuccess() ? handler.apply(result.get()) : unavailable(result.failed().get()));
@@ -393,11 +399,11 @@ public final class AdminRoutes extends AllDirectives {
     return error(StatusCodes.SERVICE_UNAVAILABLE, "the placement singleton cannot be reached: " + cause);
   }
 
-  private Route ok(JsonNode body) {
+  Route ok(JsonNode body) {
     return json(StatusCodes.OK, body);
   }
 
-  private Route error(StatusCode status, String message) {
+  Route error(StatusCode status, String message) {
     return json(status, AdminJson.error(status.intValue(), message));
   }
 

@@ -59,7 +59,7 @@ class CacheClusterTest {
 
   private static FelixClient plainClient(BrokerNode via) {
     return new FelixClient(ClientSettings.builder(via.endpoint().clientAddress()).mode(ClientMode.PLAIN)
-        .linger(Duration.ofMillis(1)).requestTimeout(Duration.ofSeconds(5)).build());
+        .linger(Duration.ofMillis(1)).build());
   }
 
   private static ErrorCode errorOf(CompletableFuture<?> future) throws InterruptedException {

@@ -76,7 +76,7 @@ final class CacheCommand implements Callable<Integer> {
     }
     CacheRun.Options options = new CacheRun.Options(endpoints.bootstrap(), cache, mode, acks,
         Ranges.within(spec, "--key-space", keySpace, 1, Integer.MAX_VALUE), getRatio,
-        Ranges.within(spec, "--value-size", valueSize, 12, 1024 * 1024),
+        Ranges.within(spec, "--value-size", valueSize, 20, 1024 * 1024),
         Ranges.within(spec, "--rate", rate, 0, 100_000_000), duration,
         Ranges.within(spec, "--producers", producers, 1, 1024),
         Ranges.within(spec, "--max-outstanding", maxOutstanding, 1, 1_000_000), verify);

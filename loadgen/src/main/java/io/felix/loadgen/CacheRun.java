@@ -28,10 +28,11 @@ import org.HdrHistogram.Recorder;
  * unbounded, each keeping at most --max-outstanding unanswered), for --duration; prints gets/s, puts/s and their
  * latency percentiles (HdrHistogram) every second and at the end.
  *
- * <p>--verify: every put's value names its key and a put id; for each key the run keeps the offset of its latest
- * acknowledged put. A get must return an entry of its key at that offset or a later one (never an older one, never
- * absent once a put was acknowledged, since the workload deletes nothing and sets no TTL), and a value at the
- * acknowledged offset must be that put's.
+ * <p>--verify: every put's value names its key, the run (a random id) and a put id; for each key the run keeps the
+ * offset of its latest acknowledged put. A get must return an entry of its key at that offset or a later one (never
+ * an older one, never absent once a put was acknowledged, since the workload deletes nothing and sets no TTL); a
+ * value of this run must carry a put id it issued, and the value at the acknowledged offset must be that put's.
+ * Entries of earlier runs on the same cache are allowed until this run's first acknowledged put of the key.
  */
 public final class CacheRun {
   private static final long MAX_LATENCY_MICROS = TimeUnit.MINUTES.toMicros(2);
@@ -52,6 +53,9 @@ public final class CacheRun {
   private final AtomicLong errors = new AtomicLong();
   private final AtomicLong violations = new AtomicLong();
   private final AtomicLong nextPutId = new AtomicLong();
+  private final long runId = new java.security.SecureRandom().nextLong();
+  /** Key, run id and put id at the start of every value. */
+  private static final int VALUE_HEADER = 4 + 8 + 8;
   /** Per key: offset of its latest acknowledged put (-1: none) and that put's id. */
   private final AtomicLongArray ackedOffset;
   private final AtomicLongArray ackedPutId;
@@ -133,8 +137,8 @@ public final class CacheRun {
   }
 
   private byte[] value(int key, long putId) {
-    ByteBuffer v = ByteBuffer.allocate(Math.max(12, options.valueSize()));
-    v.putInt(key).putLong(putId);
+    ByteBuffer v = ByteBuffer.allocate(Math.max(VALUE_HEADER, options.valueSize()));
+    v.putInt(key).putLong(runId).putLong(putId);
     return v.array();
   }
 
@@ -182,15 +186,17 @@ public final class CacheRun {
     } else {
       ByteBuffer v = ByteBuffer.wrap(entry.get().value());
       long offset = entry.get().offset();
-      int writtenFor = v.remaining() >= 12 ? v.getInt() : -1;
-      long putId = v.remaining() >= 8 ? v.getLong() : -1;
-      if (writtenFor != key || putId < 0 || putId >= nextPutId.get()) {
+      boolean whole = v.remaining() >= VALUE_HEADER;
+      int writtenFor = whole ? v.getInt() : -1;
+      long run = whole ? v.getLong() : 0;
+      long putId = whole ? v.getLong() : -1;
+      if (writtenFor != key || (run == runId && (putId < 0 || putId >= nextPutId.get()))) {
         problem = "a value nobody wrote (key " + writtenFor + ", put id " + putId + ")";
       } else if (offset < floor) {
         problem = "the entry at offset " + offset + ", older than the acknowledged put at offset " + floor;
       } else {
         synchronized (this) {
-          if (offset == ackedOffset.get(key) && putId != ackedPutId.get(key)) {
+          if (offset == ackedOffset.get(key) && (run != runId || putId != ackedPutId.get(key))) {
             problem = "put id " + putId + " at offset " + offset + ", where put " + ackedPutId.get(key) + " was";
           }
         }

@@ -101,7 +101,42 @@ public final class CacheIndex {
     }
     LogBatch batch = read.decoder().next();
     return CacheEntries.recordAt(batch.payload(), (int) (offset - batch.baseOffset()))
+        .filter(record -> record.getKey().equals(key)) // compaction blanked it (it had expired)
         .map(record -> new Located(offset, record));
+  }
+
+  /** The offset of the key's newest committed entry, -1 when it has none (never written, deleted, expired). */
+  public long offsetOf(ByteString key) {
+    return offsets.getOrDefault(key, -1L);
+  }
+
+  /** Compaction dropped the key's newest entry because it expired: the key has no entry any more. */
+  void forgetExpired(ByteString key) {
+    offsets.remove(key);
+  }
+
+  /** Calls {@code visitor} with every record of the log in {@code [from, to)} and its offset. */
+  static void forEachEntry(ShardLog log, long from, long to, java.util.function.BiConsumer<Long, Record> visitor) {
+    long at = from;
+    while (at < to) {
+      LogRead read = log.read(at, READ_BYTES, to);
+      if (read.isEmpty()) {
+        return;
+      }
+      for (var batches = read.decoder(); batches.hasNext(); ) {
+        LogBatch batch = batches.next();
+        if (batch.payloadLength() == 0) {
+          continue;
+        }
+        var records = RecordLists.decode(ByteString.copyFrom(batch.payload().duplicate())).getRecordsList();
+        for (int i = 0; i < records.size(); i++) {
+          if (batch.baseOffset() + i >= from) {
+            visitor.accept(batch.baseOffset() + i, records.get(i));
+          }
+        }
+      }
+      at = read.nextOffset();
+    }
   }
 
   /** A found entry. */

@@ -1,6 +1,7 @@
 package io.felix.broker.shard;
 
 import com.google.protobuf.ByteString;
+import io.felix.broker.cache.CacheCompaction;
 import io.felix.broker.cache.CacheIndex;
 import io.felix.broker.cache.CacheIndexCheckpoint;
 import io.felix.broker.cache.CacheSettings;
@@ -22,6 +23,8 @@ final class CacheReads {
   private final long defaultTtlMs;
   private final CacheIndex index;
   private long nextCheckpointMillis;
+  private long nextCompactionMillis;
+  private final CacheCompaction compaction;
 
   private CacheReads(ReplicaContext ctx, CacheSettings settings, long defaultTtlMs, CacheIndex index) {
     this.ctx = ctx;
@@ -29,6 +32,8 @@ final class CacheReads {
     this.defaultTtlMs = defaultTtlMs;
     this.index = index;
     this.nextCheckpointMillis = ctx.clock.currentTimeMillis() + settings.checkpointInterval().toMillis();
+    this.nextCompactionMillis = ctx.clock.currentTimeMillis() + settings.compactionInterval().toMillis();
+    this.compaction = new CacheCompaction(ctx.log, index, defaultTtlMs, settings.tombstoneRetention().toMillis());
   }
 
   /** The reads of a leader of a cache shard (null for a stream's shard, which has none). */
@@ -75,10 +80,21 @@ final class CacheReads {
     return v.build();
   }
 
-  /** Indexes what was committed since, and writes the checkpoint when it is due and the index changed. */
+  /**
+   * Indexes what was committed since, compacts when due, and writes the checkpoint when it is due and the index
+   * changed.
+   */
   void onTick(long commitOffset) {
     index.catchUp(ctx.log, commitOffset);
     long now = ctx.clock.currentTimeMillis();
+    if (now >= nextCompactionMillis) {
+      nextCompactionMillis = now + settings.compactionInterval().toMillis();
+      CacheCompaction.Pass pass = compaction.run(now, step -> { });
+      if (pass.segmentsRewritten() > 0) {
+        ctx.actor.getLog().info("replica {}: compaction rewrote {} segment(s), dropped {} entries, {} -> {} bytes",
+            ctx.id, pass.segmentsRewritten(), pass.entriesDropped(), pass.bytesBefore(), pass.bytesAfter());
+      }
+    }
     if (now < nextCheckpointMillis || !index.changedSinceCheckpoint()) {
       return;
     }

@@ -62,10 +62,10 @@ final class CacheRequests {
   }
 
   CompletionStage<Response> put(io.felix.protocol.client.PutRequest r) {
-    Record entry = CacheEntries.put(r.getKey(), r.getValue(), r.getTtlMs(), System.currentTimeMillis());
     if (r.getTtlMs() < 0) {
       return done(Errors.response(0, Errors.notAppended(ErrorCode.INVALID_REQUEST, "ttl_ms must be >= 0")));
     }
+    Record entry = CacheEntries.put(r.getKey(), r.getValue(), r.getTtlMs(), System.currentTimeMillis());
     return write(r.getCache(), entry, ProduceRequest.newBuilder().setAcks(r.getAcks()).setTimeoutMs(r.getTimeoutMs())
         .setForwardIfNotLeader(r.getForwardIfNotLeader()).setProducerId(r.getProducerId())
         .setProducerEpoch(r.getProducerEpoch()).setBaseSequence(r.getSequence()).setHasProducer(r.getHasProducer()));

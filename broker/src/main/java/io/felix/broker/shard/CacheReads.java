@@ -89,7 +89,13 @@ final class CacheReads {
     long now = ctx.clock.currentTimeMillis();
     if (now >= nextCompactionMillis) {
       nextCompactionMillis = now + settings.compactionInterval().toMillis();
-      CacheCompaction.Pass pass = compaction.run(now, step -> { });
+      CacheCompaction.Pass pass;
+      try {
+        pass = compaction.run(now, step -> { });
+      } catch (java.io.UncheckedIOException e) {
+        ShardReplica.reportFailure(ctx, e); // the log is failed: the replica turns FAILED
+        return;
+      }
       if (pass.segmentsRewritten() > 0) {
         ctx.actor.getLog().info("replica {}: compaction rewrote {} segment(s), dropped {} entries, {} -> {} bytes",
             ctx.id, pass.segmentsRewritten(), pass.entriesDropped(), pass.bytesBefore(), pass.bytesAfter());

@@ -26,8 +26,11 @@ public record StreamConfig(Long retentionMs, Long retentionBytes, Long segmentBy
     this(retentionMs, retentionBytes, segmentBytes, null);
   }
 
-  /** Whether these are a cache's settings rather than a stream's. */
-  public boolean isCache() {
+  /**
+   * Whether these are a cache's settings rather than a stream's. Not named isCache: Jackson (the journal) would take
+   * that for a boolean property "cache" and clash with the component.
+   */
+  public boolean forCache() {
     return cache != null;
   }
 

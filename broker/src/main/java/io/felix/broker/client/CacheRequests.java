@@ -146,7 +146,7 @@ final class CacheRequests {
 
   private Optional<Response> checkCache(String cache) {
     AssignmentTable table = registry.table();
-    if (cache.isEmpty() || !table.streams().containsKey(cache) || !table.streamConfig(cache).isCache()) {
+    if (cache.isEmpty() || !table.streams().containsKey(cache) || !table.streamConfig(cache).forCache()) {
       return Optional.of(Errors.response(0, Errors.notAppended(ErrorCode.UNKNOWN_CACHE, "no cache named '" + cache
           + "'" + (table.streams().containsKey(cache) ? " ('" + cache + "' is a stream)" : ""))));
     }

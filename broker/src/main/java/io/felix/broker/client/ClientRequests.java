@@ -148,7 +148,7 @@ public final class ClientRequests {
     if (request.getTimeoutMs() < 0) {
       return done(Errors.response(0, Errors.notAppended(ErrorCode.INVALID_REQUEST, "timeout_ms must be >= 0")));
     }
-    if (registry.table().streamConfig(request.getStream()).isCache()) {
+    if (registry.table().streamConfig(request.getStream()).forCache()) {
       Optional<Response> refused = caches.checkEntries(RecordLists.decode(request.getRecords()).getRecordsList());
       if (refused.isPresent()) {
         return done(refused.get());

@@ -45,7 +45,7 @@ public final class PlacementSnapshots {
           brokerState));
     }
     List<Group> groups = state.streams().values().stream()
-        .map(s -> s.config().isCache() ? Group.cache(s.name(), s.shards(), s.replicationFactor())
+        .map(s -> s.config().forCache() ? Group.cache(s.name(), s.shards(), s.replicationFactor())
             : Group.stream(s.name(), s.shards(), s.replicationFactor()))
         .toList();
     List<Assignment> assignments = state.shards().values().stream()

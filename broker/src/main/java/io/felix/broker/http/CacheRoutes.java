@@ -62,7 +62,7 @@ final class CacheRoutes extends AllDirectives {
   private Route withCache(String name, Function<StreamRecord, Route> handler) {
     return admin.withView(view -> {
       StreamRecord s = view.state().streams().get(name);
-      if (s == null || !s.config().isCache()) {
+      if (s == null || !s.config().forCache()) {
         return admin.error(StatusCodes.NOT_FOUND, "cache '" + name + "' does not exist"
             + (s != null ? " ('" + name + "' is a stream)" : ""));
       }
@@ -81,7 +81,7 @@ final class CacheRoutes extends AllDirectives {
 
   private static ArrayNode list(ControlView view) {
     ArrayNode out = JSON.arrayNode();
-    view.state().streams().values().stream().filter(s -> s.config().isCache()).forEach(s -> out.addObject()
+    view.state().streams().values().stream().filter(s -> s.config().forCache()).forEach(s -> out.addObject()
         .put("name", s.name()).put("shards", s.shards()).put("replication_factor", s.replicationFactor())
         .put("default_ttl_ms", s.config().cache().defaultTtlMs()));
     return out;

@@ -39,7 +39,7 @@ final class CacheReads {
   /** The reads of a leader of a cache shard (null for a stream's shard, which has none). */
   static CacheReads forLeader(ReplicaContext ctx) {
     var config = ctx.registry.table().streamConfig(ctx.id.stream());
-    if (!config.isCache()) {
+    if (!config.forCache()) {
       return null;
     }
     long started = ctx.clock.nanoTime();

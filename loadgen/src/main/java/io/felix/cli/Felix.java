@@ -33,8 +33,9 @@ import picocli.CommandLine.Command;
         ConsumeCommand.class,
         BenchCommand.class,
         ChaosCommand.class,
-        AutoComplete.GenerateCompletion.class,
-        GroupCommand.class})
+        GroupCommand.class,
+        CacheCommand.class,
+        AutoComplete.GenerateCompletion.class})
 public final class Felix {
 
   /** Exit status of a failed command (usage errors exit with picocli's 2). */

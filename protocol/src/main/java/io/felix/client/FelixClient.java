@@ -144,6 +144,11 @@ public final class FelixClient implements AutoCloseable {
     return future;
   }
 
+  /** The cache {@code name}: asynchronous put, get, getAll and delete (see {@link FelixCache}). */
+  public FelixCache cache(String name) {
+    return new FelixCache(this, name, settings, metadata, connections, timer);
+  }
+
   /** Sends every record produced before this call at once (ignoring linger) and waits until each is answered. */
   public void flush() {
     List<CompletableFuture<RecordMetadata>> pending = accumulator.pendingFutures();

@@ -110,6 +110,10 @@ public final class Errors {
         return "the batch's sequence number does not continue the producer's last stored batch";
       case INVALID_PRODUCER_EPOCH:
         return "the producer epoch is older than one the shard has stored";
+      case UNKNOWN_CACHE:
+        return "no such cache";
+      case ENTRY_TOO_LARGE:
+        return "the cache entry's key or value is over the broker's limit";
       case NOT_COORDINATOR:
         return "the broker does not coordinate this consumer group";
       case UNKNOWN_MEMBER:

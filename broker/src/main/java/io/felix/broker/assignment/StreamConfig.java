@@ -12,13 +12,27 @@ import java.util.List;
  * @param retentionBytes per shard: the oldest sealed segments are deleted while the log is larger without them;
  *     -1: no limit
  * @param segmentBytes a segment rolls when the next batch would take it past this size
+ * @param cache non-null for a cache (keyed entries read by key, see {@link CacheConfig}); null for a stream
  */
-public record StreamConfig(Long retentionMs, Long retentionBytes, Long segmentBytes) {
+public record StreamConfig(Long retentionMs, Long retentionBytes, Long segmentBytes, CacheConfig cache) {
   /** No override: every setting is the broker's default. */
   public static final StreamConfig DEFAULTS = new StreamConfig(null, null, null);
   /** Segment sizes a stream may ask for: positions in a segment are 32-bit; below 1 KiB means a file per batch. */
   public static final long MIN_SEGMENT_BYTES = 1024;
   public static final long MAX_SEGMENT_BYTES = Integer.MAX_VALUE;
+
+  /** A stream's settings (not a cache). */
+  public StreamConfig(Long retentionMs, Long retentionBytes, Long segmentBytes) {
+    this(retentionMs, retentionBytes, segmentBytes, null);
+  }
+
+  /**
+   * Whether these are a cache's settings rather than a stream's. Not named isCache: Jackson (the journal) would take
+   * that for a boolean property "cache" and clash with the component.
+   */
+  public boolean forCache() {
+    return cache != null;
+  }
 
   public StreamConfig {
     List<String> problems = problems(retentionMs, retentionBytes, segmentBytes);
@@ -48,6 +62,7 @@ public record StreamConfig(Long retentionMs, Long retentionBytes, Long segmentBy
     return new StreamConfig(
         change.retentionMs != null ? change.retentionMs : retentionMs,
         change.retentionBytes != null ? change.retentionBytes : retentionBytes,
-        change.segmentBytes != null ? change.segmentBytes : segmentBytes);
+        change.segmentBytes != null ? change.segmentBytes : segmentBytes,
+        change.cache != null ? change.cache : cache);
   }
 }

@@ -11,6 +11,7 @@ import io.felix.broker.shard.ReplicaRegistry;
 import io.felix.broker.shard.ShardReplica;
 import io.felix.protocol.client.BrokerAddress;
 import io.felix.protocol.Errors;
+import io.felix.protocol.RecordLists;
 import io.felix.protocol.client.ErrorCode;
 import io.felix.protocol.client.FetchRequest;
 import io.felix.protocol.client.FindCoordinatorResponse;
@@ -43,11 +44,13 @@ public final class ClientRequests {
   private final ClientListenerSettings settings;
   private volatile ProducerIdSource producerIds = ProducerIdSource.NONE;
   private volatile GroupRequestSink groups = GroupRequestSink.NONE;
+  private final CacheRequests caches;
 
   public ClientRequests(ReplicaRegistry registry, ProduceForwarder forwarder, ClientListenerSettings settings) {
     this.registry = registry;
     this.forwarder = forwarder;
     this.settings = settings;
+    this.caches = new CacheRequests(registry, forwarder, settings, this::produce);
   }
 
   /** Where InitProducerId takes its ids from; set once the control plane is up (until then requests fail, retriably). */
@@ -91,6 +94,14 @@ public final class ClientRequests {
       case COMMIT_OFFSETS:
       case FETCH_OFFSETS:
         return groups.handle(request);
+      case PUT:
+        return caches.put(request.getPut());
+      case GET:
+        return caches.get(request.getGet());
+      case MULTI_GET:
+        return caches.multiGet(request.getMultiGet());
+      case DELETE:
+        return caches.delete(request.getDelete());
       default:
         return done(error(ErrorCode.INVALID_REQUEST, "unsupported request kind " + request.getBodyCase()));
     }
@@ -186,6 +197,12 @@ public final class ClientRequests {
     }
     if (request.getTimeoutMs() < 0) {
       return done(Errors.response(0, Errors.notAppended(ErrorCode.INVALID_REQUEST, "timeout_ms must be >= 0")));
+    }
+    if (registry.table().streamConfig(request.getStream()).forCache()) {
+      Optional<Response> refused = caches.checkEntries(RecordLists.decode(request.getRecords()).getRecordsList());
+      if (refused.isPresent()) {
+        return done(refused.get());
+      }
     }
     ShardAssignment a = located.assignment;
     Optional<ActorRef<ShardReplica.Command>> local = registry.replica(a.id());

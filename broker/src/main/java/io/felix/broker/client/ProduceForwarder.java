@@ -10,6 +10,8 @@ import io.felix.protocol.client.ErrorCode;
 import io.felix.protocol.client.ProduceRequest;
 import io.felix.protocol.client.Response;
 import io.felix.protocol.replication.ForwardProduce;
+import io.felix.protocol.replication.ForwardCacheRead;
+import io.felix.protocol.client.MultiGetRequest;
 import io.felix.protocol.replication.ForwardProduceResult;
 import io.felix.protocol.replication.ReplicationFrame;
 import java.time.Duration;
@@ -62,6 +64,34 @@ public final class ProduceForwarder {
       if (late != null) {
         late.complete(Errors.response(0, Errors.of(ErrorCode.TIMEOUT, "no answer from the leader, broker " + leader
             + ", within " + timeout.toMillis() + " ms for a forwarded batch; it may or may not have been appended")));
+      }
+    }, system.executionContext());
+    return reply;
+  }
+
+  /**
+   * Plain mode: hands a cache read of keys of one shard to its leader; completes with the leader's answer, or TIMEOUT
+   * (retriable; a read changes nothing) when it cannot be sent or none comes within the produce timeout plus grace.
+   */
+  public CompletableFuture<Response> forwardCacheRead(int leader, int shard, MultiGetRequest request,
+      Duration grace) {
+    long id = nextId.incrementAndGet();
+    CompletableFuture<Response> reply = new CompletableFuture<>();
+    pending.put(id, reply);
+    ReplicationFrame frame = ReplicationFrame.newBuilder().setForwardCacheRead(ForwardCacheRead.newBuilder()
+        .setForwardId(id).setRequest(request).setShard(shard)).build();
+    if (!transport.send(leader, frame)) {
+      pending.remove(id);
+      reply.complete(Errors.response(0, Errors.of(ErrorCode.TIMEOUT, "cannot reach the leader, broker " + leader
+          + ", of " + request.getCache() + "/" + shard + " to forward the read")));
+      return reply;
+    }
+    Duration timeout = settings.produceTimeout().plus(grace);
+    system.scheduler().scheduleOnce(timeout, () -> {
+      CompletableFuture<Response> late = pending.remove(id);
+      if (late != null) {
+        late.complete(Errors.response(0, Errors.of(ErrorCode.TIMEOUT, "no answer from the leader, broker " + leader
+            + ", within " + timeout.toMillis() + " ms for a forwarded cache read")));
       }
     }, system.executionContext());
     return reply;

@@ -45,7 +45,8 @@ public final class PlacementSnapshots {
           brokerState));
     }
     List<Group> groups = state.streams().values().stream()
-        .map(s -> Group.stream(s.name(), s.shards(), s.replicationFactor()))
+        .map(s -> s.config().forCache() ? Group.cache(s.name(), s.shards(), s.replicationFactor())
+            : Group.stream(s.name(), s.shards(), s.replicationFactor()))
         .toList();
     List<Assignment> assignments = state.shards().values().stream()
         .map(a -> new Assignment(a.id().stream(), a.id().shard(), a.leader(), a.replicas()))
@@ -66,7 +67,7 @@ public final class PlacementSnapshots {
   /** The snapshot with the stream's shard count raised to {@code shards} (the new ones unplaced). */
   public static ClusterSnapshot withShardCount(ClusterSnapshot snapshot, String name, int shards) {
     List<Group> groups = snapshot.groups().stream()
-        .map(g -> g.name().equals(name) ? Group.stream(name, shards, g.replicationFactor()) : g).toList();
+        .map(g -> g.name().equals(name) ? new Group(name, g.kind(), shards, g.replicationFactor()) : g).toList();
     return snapshot.withGroups(groups);
   }
 

@@ -141,7 +141,8 @@ public final class AdminRoutes extends AllDirectives {
                 get(() -> withView(view -> ok(AdminJson.moves(view.state(), System.currentTimeMillis(),
                     recentMoves)))),
                 post(() -> body(this::startMove)))),
-            new GroupRoutes(system, commitOffsets, timeout).route())));
+            new GroupRoutes(system, commitOffsets, timeout).route(),
+            new CacheRoutes(this, commitOffsets).routes())));
   }
 
   private Route ready() {
@@ -172,8 +173,13 @@ public final class AdminRoutes extends AllDirectives {
     }
     int shards = integer(body, "shards");
     StreamConfig config = streamConfig(body);
-    if (body.has("replication_factor")) {
-      int rf = integer(body, "replication_factor");
+    return create(name, shards, body.has("replication_factor") ? integer(body, "replication_factor") : null, config);
+  }
+
+  /** Creates a stream or a cache ({@code config} tells which); a null replication factor takes the default. */
+  Route create(String name, int shards, Integer replicationFactor, StreamConfig config) {
+    if (replicationFactor != null) {
+      int rf = replicationFactor;
       return command(StatusCodes.CREATED, r -> new PlacementController.CreateStream(name, shards, rf, config, r));
     }
     return withView(view -> {
@@ -219,7 +225,7 @@ public final class AdminRoutes extends AllDirectives {
     return new StreamConfig(retentionMs, retentionBytes, segmentBytes);
   }
 
-  private static Long optionalLong(JsonNode body, String field) {
+  static Long optionalLong(JsonNode body, String field) {
     JsonNode value = body.get(field);
     if (value == null) {
       return null;
@@ -261,7 +267,7 @@ public final class AdminRoutes extends AllDirectives {
   }
 
   /** Parses the body as a JSON object and hands it on; a malformed body or a bad field is a 400. */
-  private Route body(Function<JsonNode, Route> handler) {
+  Route body(Function<JsonNode, Route> handler) {
     return jsonText(text -> {
       JsonNode node;
       try {
@@ -301,7 +307,7 @@ public final class AdminRoutes extends AllDirectives {
       MediaTypes.TEXT_PLAIN);
 
   /** Refuses a body with fields other than {@code known} (a misspelt optional field would be ignored silently). */
-  private static void onlyFields(JsonNode body, String... known) {
+  static void onlyFields(JsonNode body, String... known) {
     java.util.List<String> unknown = new java.util.ArrayList<>();
     body.fieldNames().forEachRemaining(f -> {
       if (!java.util.Arrays.asList(known).contains(f)) {
@@ -314,13 +320,13 @@ public final class AdminRoutes extends AllDirectives {
     }
   }
 
-  private static final class BadField extends RuntimeException {
+  static final class BadField extends RuntimeException {
     BadField(String message) {
       super(message, null, false, false);
     }
   }
 
-  private static String text(JsonNode body, String field) {
+  static String text(JsonNode body, String field) {
     JsonNode value = body.get(field);
     if (value == null || !value.isTextual()) {
       throw new BadField(field + ": required, a string");
@@ -328,7 +334,7 @@ public final class AdminRoutes extends AllDirectives {
     return value.asText();
   }
 
-  private static int integer(JsonNode body, String field) {
+  static int integer(JsonNode body, String field) {
     JsonNode value = body.get(field);
     if (value == null || !value.isIntegralNumber() || !value.canConvertToInt()) {
       throw new BadField(field + ": required, an integer");
@@ -354,7 +360,7 @@ public final class AdminRoutes extends AllDirectives {
   }
 
   /** As above, with {@code note} appended to the done message. */
-  private Route command(StatusCode success, String note,
+  Route command(StatusCode success, String note,
       Function<ActorRef<ControlReply>, PlacementController.Command> command) {
     CompletionStage<ControlReply> reply = AskPattern.ask(singleton, command::apply, timeout, system.scheduler());
     return respond(reply.thenApply(r -> toResponse(r, success, note)));
@@ -377,7 +383,7 @@ public final class AdminRoutes extends AllDirectives {
   /** A status and a JSON document (null: no body, for 204). */
   record Response(StatusCode status, JsonNode body) {}
 
-  private Route withView(Function<ControlView, Route> handler) {
+  Route withView(Function<ControlView, Route> handler) {
     CompletionStage<ControlView> view = AskPattern.ask(singleton, PlacementController.GetView::new, timeout,
         system.scheduler());
     return onComplete(view, result -> result.isSuccess() ? handler.apply(result.get()) : unavailable(result.failed().get()));
@@ -399,11 +405,11 @@ public final class AdminRoutes extends AllDirectives {
     return error(StatusCodes.SERVICE_UNAVAILABLE, "the placement singleton cannot be reached: " + cause);
   }
 
-  private Route ok(JsonNode body) {
+  Route ok(JsonNode body) {
     return json(StatusCodes.OK, body);
   }
 
-  private Route error(StatusCode status, String message) {
+  Route error(StatusCode status, String message) {
     return json(status, AdminJson.error(status.intValue(), message));
   }
 

@@ -11,7 +11,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.Optional;
 
 /** A small text file beside the segments, replaced atomically and durably (write a temp file, fsync, rename, fsync the directory). */
-final class CheckpointFile {
+public final class CheckpointFile {
   private final Path file;
   private final Path temp;
 
@@ -35,7 +35,7 @@ final class CheckpointFile {
    * A crash leaves the old file or the new one, never a mix; the caller fsyncs the directory when the rename itself
    * must survive a crash.
    */
-  static void replace(Path file, ByteBuffer content) throws IOException {
+  public static void replace(Path file, ByteBuffer content) throws IOException {
     Path temp = file.resolveSibling(file.getFileName() + ".tmp");
     try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
         StandardOpenOption.TRUNCATE_EXISTING)) {
@@ -52,7 +52,7 @@ final class CheckpointFile {
   }
 
   /** Makes created, renamed and deleted directory entries durable. */
-  static void forceDirectory(Path dir) throws IOException {
+  public static void forceDirectory(Path dir) throws IOException {
     try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
       ch.force(true);
     }

@@ -761,4 +761,89 @@ public final class ShardLog implements AutoCloseable {
   public String toString() {
     return "ShardLog(" + dir + ", end " + logEndOffset + ", durable " + durableOffset + ")";
   }
+
+  // ---- compaction (owner thread) ----
+
+  /** Suffix of a rewritten segment before it is swapped in; such a file is not a segment and is never read. */
+  public static final String CLEANED_SUFFIX = ".cleaned";
+
+  /** Base offsets of the sealed segments (every segment but the active one), oldest first. */
+  public List<Long> sealedSegmentBases() {
+    return List.copyOf(segments.headMap(active.baseOffset()).keySet());
+  }
+
+  /** The offset after the last batch of the segment starting at {@code baseOffset}. */
+  public long segmentEnd(long baseOffset) {
+    return segments.get(baseOffset).nextOffset();
+  }
+
+  /**
+   * Rewrites a sealed segment keeping every batch's offsets, count, epoch, timestamps and producer: each batch's
+   * payload is replaced by what {@code payloads} returns for it (its own payload to keep it), so a compaction that
+   * blanks superseded records never moves an offset. Written beside the segment, fsynced, swapped in by a rename,
+   * the directory fsynced; readers racing the swap retry. {@code afterStep} is told of each step done (tests take
+   * the files as a kill would leave them there).
+   *
+   * @return the segment's size in bytes afterwards
+   * @throws UncheckedIOException if a step fails; the log is then failed
+   */
+  public long rewriteSealedSegment(long baseOffset, java.util.function.Function<LogBatch, ByteBuffer> payloads,
+      java.util.function.Consumer<CompactionStep> afterStep) {
+    checkWritable();
+    Segment old = segments.get(baseOffset);
+    if (old == null || old == active) {
+      throw new IllegalArgumentException("no sealed segment starts at offset " + baseOffset + " in " + dir);
+    }
+    Path cleaned = dir.resolve(old.name.logFileName() + CLEANED_SUFFIX);
+    try {
+      Files.deleteIfExists(cleaned); // a rewrite a crash interrupted before its swap
+      try (FileChannel out = FileChannel.open(cleaned, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+        long at = baseOffset;
+        while (at < old.nextOffset()) {
+          LogRead read = old.read(at, 1 << 20, old.nextOffset());
+          if (read.isEmpty()) {
+            throw new IOException("segment " + old.name + " of " + dir + " returned nothing at offset " + at);
+          }
+          for (BatchDecoder batches = read.decoder(); batches.hasNext(); ) {
+            LogBatch batch = batches.next();
+            ByteBuffer whole = LogBatch.encode(batch.baseOffset(), batch.recordCount(), batch.leaderEpoch(),
+                batch.firstTimestamp(), batch.maxTimestamp(), batch.producer(), payloads.apply(batch));
+            while (whole.hasRemaining()) {
+              out.write(whole);
+            }
+          }
+          at = read.nextOffset();
+        }
+        out.force(true);
+      }
+      afterStep.accept(CompactionStep.CLEANED_WRITTEN);
+      old.deleteIndexFile();
+      CheckpointFile.forceDirectory(dir);
+      afterStep.accept(CompactionStep.INDEX_DELETED);
+      Segment fresh;
+      truncations.incrementAndGet(); // odd: readers back off while the segment is replaced
+      try {
+        synchronized (flushLock) {
+          Files.move(cleaned, old.name.logFile(dir), java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+              java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+          CheckpointFile.forceDirectory(dir);
+          fresh = Segment.openSealed(dir, old.name, settings.indexIntervalBytes(), old.nextOffset());
+          if (fresh == null) {
+            throw new IOException("the rewritten segment " + old.name + " of " + dir + " does not chain");
+          }
+          segments.put(baseOffset, fresh);
+          old.close();
+        }
+      } finally {
+        truncations.incrementAndGet();
+      }
+      afterStep.accept(CompactionStep.SWAPPED);
+      fresh.writeIndexFile();
+      afterStep.accept(CompactionStep.INDEX_WRITTEN);
+      return fresh.size();
+    } catch (IOException e) {
+      fail(e);
+      throw new UncheckedIOException("rewriting segment " + old.name + " of " + dir + " failed; the log is failed", e);
+    }
+  }
 }

@@ -73,6 +73,7 @@ public final class DataPlane {
     this.flusher = FlushScheduler.start(logSettings, "felix-flusher-" + broker.id());
     this.registry = new ReplicaRegistry(broker.id());
     registry.retention(RetentionSettings.fromConfig(config.getConfig("felix.log")));
+    registry.cache(io.felix.broker.cache.CacheSettings.fromConfig(config));
     AtomicReference<ProduceForwarder> forwarderRef = new AtomicReference<>();
     AtomicReference<ReplicationTransport> transportRef = new AtomicReference<>();
     ReplicationInbound inbound = new ReplicationInbound(registry, transportRef::get, forwarderRef::get);

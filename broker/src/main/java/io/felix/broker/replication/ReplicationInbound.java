@@ -69,6 +69,9 @@ public final class ReplicationInbound implements ReplicationTransport.Inbound {
       case FORWARD_RESULT:
         forwarder.get().onResult(frame.getForwardResult());
         break;
+      case FORWARD_CACHE_READ:
+        onForwardedCacheRead(fromBroker, frame.getForwardCacheRead());
+        break;
       default:
         break;
     }
@@ -94,5 +97,20 @@ public final class ReplicationInbound implements ReplicationTransport.Inbound {
       return;
     }
     replica.get().tell(new ShardReplica.ClientProduce(forward.getRequest(), summary, reply));
+  }
+
+  /** Plain mode, leader side: a cache read another broker received for a shard led here; answered back as above. */
+  private void onForwardedCacheRead(int fromBroker, io.felix.protocol.replication.ForwardCacheRead forward) {
+    CompletableFuture<Response> reply = new CompletableFuture<>();
+    reply.thenAccept(response -> transport.get().send(fromBroker, ReplicationFrame.newBuilder()
+        .setForwardResult(ForwardProduceResult.newBuilder().setForwardId(forward.getForwardId()).setResponse(response))
+        .build()));
+    ShardId id = new ShardId(forward.getRequest().getCache(), forward.getShard());
+    Optional<ActorRef<ShardReplica.Command>> replica = registry.replica(id);
+    if (replica.isEmpty()) {
+      reply.complete(ShardReplica.notLeader(id, registry.table().shard(id).map(a -> a.leader()).orElse(-1), registry));
+      return;
+    }
+    replica.get().tell(new ShardReplica.CacheRead(forward.getRequest().getKeysList(), reply));
   }
 }

@@ -5,6 +5,7 @@ import com.google.protobuf.Message;
 import com.google.protobuf.Parser;
 import io.felix.broker.assignment.AssignmentTable;
 import io.felix.broker.assignment.StreamConfig;
+import io.felix.broker.assignment.CacheConfig;
 import io.felix.broker.assignment.BrokerEndpoint;
 import io.felix.broker.assignment.ShardAssignment;
 import io.felix.broker.assignment.ShardId;
@@ -325,12 +326,16 @@ final class ControlMessageMapping {
     if (c.segmentBytes() != null) {
       b.setSegmentBytes(c.segmentBytes());
     }
+    if (c.cache() != null) {
+      b.setCacheDefaultTtlMs(c.cache().defaultTtlMs());
+    }
     return b.build();
   }
 
   private static StreamConfig streamConfig(StreamConfigMsg m) {
     return new StreamConfig(m.hasRetentionMs() ? m.getRetentionMs() : null,
-        m.hasRetentionBytes() ? m.getRetentionBytes() : null, m.hasSegmentBytes() ? m.getSegmentBytes() : null);
+        m.hasRetentionBytes() ? m.getRetentionBytes() : null, m.hasSegmentBytes() ? m.getSegmentBytes() : null,
+        m.hasCacheDefaultTtlMs() ? new CacheConfig(m.getCacheDefaultTtlMs()) : null);
   }
 
   // ---- Data plane directory ----

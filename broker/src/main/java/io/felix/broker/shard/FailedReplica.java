@@ -90,6 +90,10 @@ final class FailedReplica extends AbstractBehavior<ShardReplica.Command> {
           f.reply().complete(Errors.response(0, Errors.of(ErrorCode.NOT_LEADER, unavailable())));
           return this;
         })
+        .onMessage(ShardReplica.CacheRead.class, r -> {
+          r.reply().complete(Errors.response(0, Errors.of(ErrorCode.NOT_LEADER, unavailable())));
+          return this;
+        })
         .onMessage(ShardReplica.FollowerFetch.class, f -> {
           wiring.transport().send(f.fromBroker(), ReplicationFrame.newBuilder().setFetchResult(ReplicaFetchResult
               .newBuilder().setShard(f.fetch().getShard()).setLeaderEpoch(assignment.leaderEpoch())

@@ -21,6 +21,7 @@ public final class ReplicaRegistry {
   private volatile NotServingSink notServing = NotServingSink.NONE;
   private volatile Duration notServingInterval = Duration.ofSeconds(1);
   private volatile RetentionSettings retention = RetentionSettings.defaults();
+  private volatile io.felix.broker.cache.CacheSettings cache = io.felix.broker.cache.CacheSettings.DEFAULTS;
 
   public ReplicaRegistry(int brokerId) {
     this.brokerId = brokerId;
@@ -74,5 +75,14 @@ public final class ReplicaRegistry {
 
   public RetentionSettings retention() {
     return retention;
+  }
+
+  /** The broker's cache limits and checkpoint interval (from {@code felix.cache}); set before replicas start. */
+  public void cache(io.felix.broker.cache.CacheSettings settings) {
+    cache = settings;
+  }
+
+  public io.felix.broker.cache.CacheSettings cache() {
+    return cache;
   }
 }

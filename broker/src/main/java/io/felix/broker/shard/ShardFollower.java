@@ -64,6 +64,10 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
           p.reply().complete(ShardReplica.notLeader(ctx.id, knownLeader(), ctx.registry));
           return this;
         })
+        .onMessage(ShardReplica.CacheRead.class, r -> {
+          r.reply().complete(ShardReplica.notLeader(ctx.id, knownLeader(), ctx.registry));
+          return this;
+        })
         .onMessage(ShardReplica.ClientFetch.class, f -> {
           ctx.reads.fetch(f, ctx.commitOffset, false);
           return this;

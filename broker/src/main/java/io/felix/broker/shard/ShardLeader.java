@@ -61,6 +61,10 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
   private boolean provisional;
   private final Set<Integer> agreeing = new HashSet<>();
   private long nextProducerExpiryMillis;
+  /** Whether this leader wrote an epoch marker: then its cache reads wait until the marker is committed. */
+  private final boolean wroteMarker;
+  /** A cache shard's reads (null for a stream's shard). */
+  private final CacheReads cacheReads;
 
   private ShardLeader(ReplicaContext ctx, ShardAssignment assignment) {
     super(ctx.actor);
@@ -77,9 +81,12 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
     if (end > 0 && ctx.log.lastEpoch() < epoch) {
       long now = ctx.clock.currentTimeMillis();
       this.epochStart = ctx.log.appendAsLeader(epoch, 1, now, now, ByteBuffer.allocate(0));
+      this.wroteMarker = true;
     } else {
       this.epochStart = end;
+      this.wroteMarker = false;
     }
+    this.cacheReads = CacheReads.forLeader(ctx);
     this.stored = ctx.log.storedOffset();
     this.followers = new FollowerProgress(ctx.brokerId, assignment, epochStart, ctx.settings, ctx.log::logEndOffset,
         () -> ctx.commitOffset, this::inSyncChanged);
@@ -105,6 +112,7 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
           return this;
         })
         .onMessageEquals(ShardReplica.Tick.INSTANCE, this::onTick)
+        .onMessage(ShardReplica.CacheRead.class, this::onCacheRead)
         .onMessage(ShardReplica.Assign.class, this::onAssign)
         .onMessage(ShardReplica.Fence.class, this::onFence)
         .onMessage(ShardReplica.Describe.class, d -> {
@@ -178,6 +186,29 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
     pending.add(r.getAcks(), base, end, timeout, p.reply());
     awaitStored(end);
     releaseHeldFetches();
+    return this;
+  }
+
+  /**
+   * A cache read, answered from committed entries only, and only once this leader has committed an entry of its
+   * own epoch (Raft's read rule: before that, entries its predecessor committed may lie above the commit offset it
+   * knows, and it would serve an older value) and while a majority of the replica set is in contact.
+   */
+  private Behavior<ShardReplica.Command> onCacheRead(ShardReplica.CacheRead r) {
+    if (cacheReads == null) {
+      r.reply().complete(Errors.response(0, Errors.of(ErrorCode.UNKNOWN_CACHE, "'" + ctx.id.stream()
+          + "' is a stream, not a cache")));
+    } else if (fenced || ctx.fencedAbove(epoch) || provisional) {
+      r.reply().complete(ShardReplica.notLeader(ctx.id, -1, ctx.registry));
+    } else if (wroteMarker && ctx.commitOffset <= epochStart) {
+      r.reply().complete(Errors.response(0, Errors.of(ErrorCode.TIMEOUT, ctx.id + ": the leader at epoch " + epoch
+          + " has not committed its first entry yet; retry")));
+    } else if (followers.inContact(ctx.clock.nanoTime()) < assignment.quorumSize()) {
+      r.reply().complete(Errors.response(0, Errors.of(ErrorCode.NOT_ENOUGH_REPLICAS, ctx.id + ": fewer than "
+          + assignment.quorumSize() + " replicas in contact; this leader may have been replaced")));
+    } else {
+      cacheReads.read(r, ctx.commitOffset);
+    }
     return this;
   }
 
@@ -271,6 +302,9 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
     ctx.reads.onTick(now, ctx.commitOffset);
     ctx.enforceRetention(now);
     expireIdleProducers();
+    if (cacheReads != null) {
+      cacheReads.onTick(ctx.commitOffset);
+    }
     return this;
   }
 

@@ -42,7 +42,7 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 public final class ShardReplica {
 
   public sealed interface Command permits Assign, Fence, Describe, ClientProduce, ClientFetch, FollowerFetch,
-      FetchResultArrived, Stored, Tick, Retire, LogFailed {}
+      FetchResultArrived, Stored, Tick, Retire, LogFailed, CacheRead {}
 
   /** The shard's current assignment (role, leader, epoch, replica set) from the newest table. */
   public record Assign(ShardAssignment assignment) implements Command {}
@@ -51,6 +51,13 @@ public final class ShardReplica {
   public record Fence(long newEpoch, ActorRef<ReplicaStatus> replyTo) implements Command {}
 
   public record Describe(ActorRef<ReplicaStatus> replyTo) implements Command {}
+
+  /**
+   * A cache read (Get, MultiGet) of {@code keys} of this shard, answered by its leader with a MultiGetResponse from
+   * committed entries only (see {@link io.felix.broker.cache.CacheIndex}).
+   */
+  public record CacheRead(java.util.List<com.google.protobuf.ByteString> keys, CompletableFuture<Response> reply)
+      implements Command {}
 
   /** A validated produce from a client (or forwarded by another broker in plain mode). */
   public record ClientProduce(ProduceRequest request, RecordListSummary summary, CompletableFuture<Response> reply)

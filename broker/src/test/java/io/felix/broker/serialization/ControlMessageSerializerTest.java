@@ -109,7 +109,9 @@ class ControlMessageSerializerTest {
       new PlacementEvent.StreamConfigChanged("kept", new StreamConfig(3_600_000L, 10_000L, 1_048_576L)),
       new PlacementEvent.StreamShardsAdded("kept", 3),
       new PlacementEvent.ProducerIdsAllocated(2, 0, 1000),
-      new PlacementEvent.ProducerIdsAllocated(1, 1000, 1000));
+      new PlacementEvent.ProducerIdsAllocated(1, 1000, 1000),
+      new StreamCreated("sessions", 3, 3, java.util.UUID.fromString("6f1e4a8b-2c3d-4e5f-8a9b-0c1d2e3f4a5b"),
+          new StreamConfig(-1L, -1L, null, new io.felix.broker.assignment.CacheConfig(60_000))));
 
   @AfterAll
   static void stop() {
@@ -143,6 +145,8 @@ class ControlMessageSerializerTest {
         new PlacementController.CreateStream("kept", 2, 1, new StreamConfig(-1L, 1L << 30, null), replyTo),
         new PlacementController.ChangeStream("kept", new StreamConfig(null, 5_000L, null), null, replyTo),
         new PlacementController.ChangeStream("kept", StreamConfig.DEFAULTS, 6, replyTo),
+        new PlacementController.CreateStream("sessions", 3, 3,
+            new StreamConfig(-1L, -1L, null, new io.felix.broker.assignment.CacheConfig(0)), replyTo),
         new ReplicaStatus(ORDERS_0, 3, true, ReplicaRole.LEADER, 9, 12_345, 12_000, false, false, 10, List.of(3),
             4_000),
         new PlacementController.DeleteStream("orders", replyTo),

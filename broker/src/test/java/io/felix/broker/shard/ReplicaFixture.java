@@ -57,6 +57,8 @@ final class ReplicaFixture implements AutoCloseable {
   private final FlushScheduler flusher;
   private final List<ShardLog> otherLogs = new ArrayList<>();
   private ActorRef<ShardReplica.Command> replica;
+  /** The broker's registry the replica sees (a test may give it a table, e.g. one where the shard is a cache's). */
+  final ReplicaRegistry registry;
   /** The replica state the next started actor opens with (a test may set one that is recovering or has promised). */
   ReplicaState initialState = new ReplicaState(ShardAssignment.legacyIncarnation(SHARD.stream()), -1, false);
 
@@ -69,6 +71,7 @@ final class ReplicaFixture implements AutoCloseable {
   ReplicaFixture(ActorTestKit kit, Path dir, int brokerId) throws IOException {
     this.kit = kit;
     this.brokerId = brokerId;
+    this.registry = new ReplicaRegistry(brokerId);
     this.flusher = FlushScheduler.start(LogSettings.defaults(), "test-flusher-" + brokerId);
     this.log = ShardLog.open(dir.resolve("replica-" + brokerId), LogSettings.defaults(), flusher);
   }
@@ -103,7 +106,7 @@ final class ReplicaFixture implements AutoCloseable {
 
   private ReplicaWiring wiring(ActorContext<ShardReplica.Command> actor, Path logDir) {
     return new ReplicaWiring(SHARD, brokerId, new LogOpener(logDir, LogSettings.defaults(), flusher), transport,
-        SETTINGS, new ReplicaRegistry(brokerId), actor, clock.replicaClock());
+        SETTINGS, registry, actor, clock.replicaClock());
   }
 
   /** The replica's status; also a barrier: every message sent before it has been handled. */

@@ -1,0 +1,187 @@
+package io.felix.broker.client;
+
+import com.google.protobuf.ByteString;
+import io.felix.broker.assignment.AssignmentTable;
+import io.felix.broker.assignment.ShardAssignment;
+import io.felix.broker.assignment.ShardId;
+import io.felix.broker.cache.CacheSettings;
+import io.felix.broker.shard.ReplicaRegistry;
+import io.felix.broker.shard.ShardReplica;
+import io.felix.client.CacheEntries;
+import io.felix.client.KeyHash;
+import io.felix.protocol.Errors;
+import io.felix.protocol.RecordLists;
+import io.felix.protocol.client.CacheValue;
+import io.felix.protocol.client.DeleteRequest;
+import io.felix.protocol.client.ErrorCode;
+import io.felix.protocol.client.GetRequest;
+import io.felix.protocol.client.GetResponse;
+import io.felix.protocol.client.MultiGetRequest;
+import io.felix.protocol.client.MultiGetResponse;
+import io.felix.protocol.client.ProduceRequest;
+import io.felix.protocol.client.PutResponse;
+import io.felix.protocol.client.Record;
+import io.felix.protocol.client.Response;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
+
+/**
+ * The cache requests: Put and Delete become a produce of one entry record to the key's shard (so they are appended,
+ * replicated, acknowledged and forwarded in plain mode exactly as records are); Get and MultiGet go to the leaders of
+ * the keys' shards (forwarded in plain mode), which answer from committed entries. A request naming no cache gets
+ * UNKNOWN_CACHE, a key or value over felix.cache's limits ENTRY_TOO_LARGE; neither changes anything.
+ */
+final class CacheRequests {
+  private final ReplicaRegistry registry;
+  private final ProduceForwarder forwarder;
+  private final ClientListenerSettings settings;
+  private final Function<ProduceRequest, CompletionStage<Response>> produce;
+
+  CacheRequests(ReplicaRegistry registry, ProduceForwarder forwarder, ClientListenerSettings settings,
+      Function<ProduceRequest, CompletionStage<Response>> produce) {
+    this.registry = registry;
+    this.forwarder = forwarder;
+    this.settings = settings;
+    this.produce = produce;
+  }
+
+  /** The shard of a key in a cache (or stream) of {@code shards} shards: as clients choose it for stream keys. */
+  static int shardOf(ByteString key, int shards) {
+    int[] ids = new int[shards];
+    for (int i = 0; i < shards; i++) {
+      ids[i] = i;
+    }
+    return KeyHash.shardFor(key.toByteArray(), ids);
+  }
+
+  CompletionStage<Response> put(io.felix.protocol.client.PutRequest r) {
+    if (r.getTtlMs() < 0) {
+      return done(Errors.response(0, Errors.notAppended(ErrorCode.INVALID_REQUEST, "ttl_ms must be >= 0")));
+    }
+    Record entry = CacheEntries.put(r.getKey(), r.getValue(), r.getTtlMs(), System.currentTimeMillis());
+    return write(r.getCache(), entry, ProduceRequest.newBuilder().setAcks(r.getAcks()).setTimeoutMs(r.getTimeoutMs())
+        .setForwardIfNotLeader(r.getForwardIfNotLeader()).setProducerId(r.getProducerId())
+        .setProducerEpoch(r.getProducerEpoch()).setBaseSequence(r.getSequence()).setHasProducer(r.getHasProducer()));
+  }
+
+  CompletionStage<Response> delete(DeleteRequest r) {
+    Record entry = CacheEntries.delete(r.getKey(), System.currentTimeMillis());
+    return write(r.getCache(), entry, ProduceRequest.newBuilder().setAcks(r.getAcks()).setTimeoutMs(r.getTimeoutMs())
+        .setForwardIfNotLeader(r.getForwardIfNotLeader()).setProducerId(r.getProducerId())
+        .setProducerEpoch(r.getProducerEpoch()).setBaseSequence(r.getSequence()).setHasProducer(r.getHasProducer()));
+  }
+
+  private CompletionStage<Response> write(String cache, Record entry, ProduceRequest.Builder request) {
+    Optional<Response> refused = checkCache(cache).or(() -> checkEntries(List.of(entry)));
+    if (refused.isPresent()) {
+      return done(refused.get());
+    }
+    int shard = shardOf(entry.getKey(), registry.table().streams().get(cache));
+    ProduceRequest produceRequest = request.setStream(cache).setShard(shard)
+        .setRecords(RecordLists.encode(List.of(entry))).build();
+    return produce.apply(produceRequest).thenApply(response -> Errors.isError(response) ? response
+        : Response.newBuilder().setPut(PutResponse.newBuilder().setShard(shard)
+            .setOffset(response.getProduce().getBaseOffset())
+            .setLeaderEpoch(response.getProduce().getLeaderEpoch())).build());
+  }
+
+  CompletionStage<Response> get(GetRequest r) {
+    return multiGet(MultiGetRequest.newBuilder().setCache(r.getCache()).addKeys(r.getKey())
+        .setForwardIfNotLeader(r.getForwardIfNotLeader()).build())
+        .thenApply(response -> Errors.isError(response) ? response : Response.newBuilder()
+            .setGet(GetResponse.newBuilder().setEntry(response.getMultiGet().getEntries(0))).build());
+  }
+
+  /** Reads every key from its shard's leader; any shard's error fails the whole request (it changed nothing). */
+  CompletionStage<Response> multiGet(MultiGetRequest r) {
+    Optional<Response> refused = checkCache(r.getCache()).or(() -> checkKeys(r.getKeysList()));
+    if (refused.isPresent()) {
+      return done(refused.get());
+    }
+    int shards = registry.table().streams().get(r.getCache());
+    Map<Integer, List<ByteString>> byShard = new LinkedHashMap<>();
+    for (ByteString key : r.getKeysList()) {
+      byShard.computeIfAbsent(shardOf(key, shards), s -> new ArrayList<>()).add(key);
+    }
+    List<CompletableFuture<Response>> parts = new ArrayList<>();
+    byShard.forEach((shard, keys) -> parts.add(readShard(r.getCache(), shard, keys, r.getForwardIfNotLeader())));
+    return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new)).thenApply(ignored -> {
+      Map<ByteString, CacheValue> values = new HashMap<>();
+      for (CompletableFuture<Response> part : parts) {
+        Response answer = part.join();
+        if (Errors.isError(answer)) {
+          return answer;
+        }
+        answer.getMultiGet().getEntriesList().forEach(v -> values.put(v.getKey(), v));
+      }
+      MultiGetResponse.Builder b = MultiGetResponse.newBuilder();
+      r.getKeysList().forEach(key -> b.addEntries(values.get(key)));
+      return Response.newBuilder().setMultiGet(b).build();
+    });
+  }
+
+  private CompletableFuture<Response> readShard(String cache, int shard, List<ByteString> keys, boolean forward) {
+    ShardId id = new ShardId(cache, shard);
+    Optional<ShardAssignment> a = registry.table().shard(id);
+    int leader = a.map(ShardAssignment::leader).orElse(ShardAssignment.NO_LEADER);
+    var local = registry.replica(id);
+    if (leader == registry.brokerId() && local.isPresent()) {
+      CompletableFuture<Response> reply = new CompletableFuture<>();
+      local.get().tell(new ShardReplica.CacheRead(keys, reply));
+      return reply;
+    }
+    if (forward && leader != ShardAssignment.NO_LEADER && leader != registry.brokerId()) {
+      return forwarder.forwardCacheRead(leader, shard, MultiGetRequest.newBuilder().setCache(cache)
+          .addAllKeys(keys).build(), settings.forwardGrace());
+    }
+    return CompletableFuture.completedFuture(ShardReplica.notLeader(id, leader, registry));
+  }
+
+  private Optional<Response> checkCache(String cache) {
+    AssignmentTable table = registry.table();
+    if (cache.isEmpty() || !table.streams().containsKey(cache) || !table.streamConfig(cache).forCache()) {
+      return Optional.of(Errors.response(0, Errors.notAppended(ErrorCode.UNKNOWN_CACHE, "no cache named '" + cache
+          + "'" + (table.streams().containsKey(cache) ? " ('" + cache + "' is a stream)" : ""))));
+    }
+    return Optional.empty();
+  }
+
+  /** ENTRY_TOO_LARGE for an entry whose key is empty or too long or whose value is too long; for any write path. */
+  Optional<Response> checkEntries(List<Record> entries) {
+    CacheSettings limits = registry.cache();
+    for (Record entry : entries) {
+      Optional<Response> key = checkKeys(List.of(entry.getKey()));
+      if (key.isPresent()) {
+        return key;
+      }
+      if (entry.getValue().size() > limits.maxValueBytes()) {
+        return Optional.of(Errors.response(0, Errors.notAppended(ErrorCode.ENTRY_TOO_LARGE, "a cache entry's value "
+            + "has " + entry.getValue().size() + " bytes, over felix.cache.max-value-bytes (" + limits.maxValueBytes()
+            + ")")));
+      }
+    }
+    return Optional.empty();
+  }
+
+  private Optional<Response> checkKeys(List<ByteString> keys) {
+    int max = registry.cache().maxKeyBytes();
+    for (ByteString key : keys) {
+      if (key.isEmpty() || key.size() > max) {
+        return Optional.of(Errors.response(0, Errors.notAppended(ErrorCode.ENTRY_TOO_LARGE, "a cache key must have "
+            + "1 to " + max + " bytes (felix.cache.max-key-bytes), this one has " + key.size())));
+      }
+    }
+    return Optional.empty();
+  }
+
+  private static CompletionStage<Response> done(Response response) {
+    return CompletableFuture.completedFuture(response);
+  }
+}

@@ -1,0 +1,80 @@
+package io.felix.client;
+
+import com.google.protobuf.ByteString;
+import com.google.protobuf.CodedInputStream;
+import io.felix.protocol.client.Header;
+import io.felix.protocol.client.Record;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.util.Optional;
+
+/**
+ * How a cache entry is stored as a record, shared by the client (which writes entries) and the broker (which
+ * indexes and reads them): the record's key and value are the entry's; a header {@value #TTL_HEADER} holds the
+ * entry's own TTL in milliseconds (8 bytes, big-endian), counted from the record's timestamp; a header
+ * {@value #TOMBSTONE_HEADER} marks a delete.
+ */
+public final class CacheEntries {
+  public static final String TTL_HEADER = "felix.ttl-ms";
+  public static final String TOMBSTONE_HEADER = "felix.tombstone";
+  /** Field number of {@code records} in RecordList and of key, timestamp in Record (felix_client.proto). */
+  private static final int RECORDS_FIELD = 1;
+
+  private CacheEntries() {}
+
+  /** An entry putting {@code value} under {@code key}; {@code ttlMs} 0 takes the cache's default TTL. */
+  public static Record put(ByteString key, ByteString value, long ttlMs, long timestampMs) {
+    Record.Builder r = Record.newBuilder().setKey(key).setValue(value).setTimestampMs(timestampMs);
+    if (ttlMs > 0) {
+      r.addHeaders(Header.newBuilder().setKey(TTL_HEADER)
+          .setValue(ByteString.copyFrom(ByteBuffer.allocate(8).putLong(0, ttlMs))));
+    }
+    return r.build();
+  }
+
+  /** A tombstone: {@code key} has no value from this entry on. */
+  public static Record delete(ByteString key, long timestampMs) {
+    return Record.newBuilder().setKey(key).setTimestampMs(timestampMs)
+        .addHeaders(Header.newBuilder().setKey(TOMBSTONE_HEADER)).build();
+  }
+
+  public static boolean isTombstone(Record record) {
+    return record.getHeadersList().stream().anyMatch(h -> h.getKey().equals(TOMBSTONE_HEADER));
+  }
+
+  /**
+   * When the entry stops being readable (epoch milliseconds), 0 for never: its own TTL if it has one, else the
+   * cache's {@code defaultTtlMs} (0: none), counted from its timestamp.
+   */
+  public static long expiresAtMs(Record record, long defaultTtlMs) {
+    long ttl = record.getHeadersList().stream().filter(h -> h.getKey().equals(TTL_HEADER) && h.getValue().size() == 8)
+        .mapToLong(h -> h.getValue().asReadOnlyByteBuffer().getLong()).findFirst().orElse(defaultTtlMs);
+    return ttl > 0 ? record.getTimestampMs() + ttl : 0;
+  }
+
+  /**
+   * The {@code index}-th record of an encoded RecordList, parsing only that one (the others are skipped as bytes):
+   * a read of one entry out of a large batch does not decode the batch.
+   */
+  public static Optional<Record> recordAt(ByteBuffer recordList, int index) {
+    try {
+      CodedInputStream in = CodedInputStream.newInstance(recordList.duplicate());
+      int seen = 0;
+      for (int tag = in.readTag(); tag != 0; tag = in.readTag()) {
+        if (tag >>> 3 != RECORDS_FIELD) {
+          in.skipField(tag);
+          continue;
+        }
+        if (seen++ == index) {
+          int length = in.readRawVarint32();
+          return Optional.of(Record.parseFrom(in.readRawBytes(length)));
+        }
+        in.skipField(tag);
+      }
+      return Optional.empty();
+    } catch (IOException e) {
+      throw new UncheckedIOException("a stored RecordList does not parse", e);
+    }
+  }
+}

@@ -4,7 +4,9 @@ import io.felix.broker.assignment.AssignmentTable;
 import io.felix.broker.assignment.BrokerEndpoint;
 import io.felix.broker.assignment.ShardAssignment;
 import io.felix.broker.assignment.ShardId;
-import io.felix.broker.client.ProduceForwarder;
+import io.felix.broker.security.BrokerSecurity;
+import io.felix.broker.security.Operation;
+import io.felix.broker.security.ResourceType;
 import io.felix.broker.shard.RecordListSummary;
 import io.felix.broker.shard.ReplicaRegistry;
 import io.felix.broker.shard.ShardReplica;
@@ -39,10 +41,13 @@ public final class ClientRequests {
   private final ReplicaRegistry registry;
   private final ProduceForwarder forwarder;
   private final ClientListenerSettings settings;
+  private final BrokerSecurity security;
   private volatile ProducerIdSource producerIds = ProducerIdSource.NONE;
 
-  public ClientRequests(ReplicaRegistry registry, ProduceForwarder forwarder, ClientListenerSettings settings) {
+  public ClientRequests(ReplicaRegistry registry, ProduceForwarder forwarder, ClientListenerSettings settings,
+      BrokerSecurity security) {
     this.registry = registry;
+    this.security = security;
     this.forwarder = forwarder;
     this.settings = settings;
   }
@@ -52,14 +57,15 @@ public final class ClientRequests {
     this.producerIds = source;
   }
 
-  public CompletionStage<Response> handle(Request request) {
+  /** @param principal who the connection authenticated as ({@link BrokerSecurity#ANONYMOUS} with that off) */
+  public CompletionStage<Response> handle(Request request, String principal) {
     switch (request.getBodyCase()) {
       case METADATA:
-        return done(metadata(request.getMetadata()));
+        return done(metadata(request.getMetadata(), principal));
       case PRODUCE:
-        return produce(request.getProduce());
+        return produce(request.getProduce(), principal);
       case FETCH:
-        return fetch(request.getFetch());
+        return fetch(request.getFetch(), principal);
       case INIT_PRODUCER_ID:
         return initProducerId();
       default:
@@ -73,12 +79,13 @@ public final class ClientRequests {
    * max-metadata-response-bytes: the size is counted stream by stream while building, so a refused answer is never
    * built whole.
    */
-  private Response metadata(MetadataRequest request) {
+  private Response metadata(MetadataRequest request, String principal) {
     ClientLimits limits = settings.limits();
     AssignmentTable table = registry.table();
     Collection<String> names;
     if (request.getStreamsCount() == 0) {
-      names = table.streams().keySet().stream().sorted().toList();
+      names = table.streams().keySet().stream().sorted()
+          .filter(name -> security.authorized(principal, ResourceType.STREAM, name, Operation.DESCRIBE)).toList();
     } else {
       names = new LinkedHashSet<>();
       for (String name : request.getStreamsList()) {
@@ -95,7 +102,9 @@ public final class ClientRequests {
         b.addBrokers(BrokerAddress.newBuilder().setId(e.id()).setHost(e.clientHost()).setPort(e.clientPort())));
     long size = b.build().getSerializedSize();
     for (String name : names) {
-      StreamMetadata stream = streamMetadata(table, name);
+      StreamMetadata stream = security.authorized(principal, ResourceType.STREAM, name, Operation.DESCRIBE)
+          ? streamMetadata(table, name)
+          : StreamMetadata.newBuilder().setName(name).setError(ErrorCode.AUTHORIZATION_FAILED).build();
       size += stream.getSerializedSize() + 8; // field tag and length prefix, generously
       if (size > limits.maxMetadataResponseBytes()) {
         return error(ErrorCode.RESOURCE_LIMIT, "the Metadata answer for these " + names.size()
@@ -123,8 +132,14 @@ public final class ClientRequests {
     return s.build();
   }
 
-  private CompletionStage<Response> produce(ProduceRequest request) {
+  private CompletionStage<Response> produce(ProduceRequest request, String principal) {
     Located located = locate(request.getStream(), request.getShard());
+    // A batch this broker forwards is authorized by its leader, for the principal the forward carries.
+    boolean forwards = located.error == null && request.getForwardIfNotLeader()
+        && located.assignment.leader() != ShardAssignment.NO_LEADER && located.assignment.leader() != registry.brokerId();
+    if (!forwards && !security.authorized(principal, ResourceType.STREAM, request.getStream(), Operation.PRODUCE)) {
+      return done(unauthorized(principal, Operation.PRODUCE, request.getStream()));
+    }
     if (located.error != null) {
       return done(located.error);
     }
@@ -146,7 +161,7 @@ public final class ClientRequests {
     }
     if (request.getForwardIfNotLeader() && a.leader() != ShardAssignment.NO_LEADER
         && a.leader() != registry.brokerId()) {
-      return forwarder.forward(a.leader(), request, settings.forwardGrace());
+      return forwarder.forward(a.leader(), request, principal, settings.forwardGrace());
     }
     return done(notLeader(a));
   }
@@ -159,7 +174,10 @@ public final class ClientRequests {
         : error(ErrorCode.TIMEOUT, "no producer id available now: " + failure.getMessage()));
   }
 
-  private CompletionStage<Response> fetch(FetchRequest request) {
+  private CompletionStage<Response> fetch(FetchRequest request, String principal) {
+    if (!security.authorized(principal, ResourceType.STREAM, request.getStream(), Operation.CONSUME)) {
+      return done(unauthorized(principal, Operation.CONSUME, request.getStream()));
+    }
     Located located = locate(request.getStream(), request.getShard());
     if (located.error != null) {
       return done(located.error);
@@ -205,6 +223,12 @@ public final class ClientRequests {
     String address = table.broker(a.leader()).map(BrokerEndpoint::clientAddress).orElse("");
     return Errors.response(0, Errors.notLeader(a.id().stream(), a.id().shard(), a.leader(), address,
         a.leaderEpoch(), table.version()));
+  }
+
+  /** AUTHORIZATION_FAILED for an operation on a stream; nothing was done (a produce was not appended). */
+  public static Response unauthorized(String principal, Operation operation, String stream) {
+    return Errors.response(0, Errors.notAppended(ErrorCode.AUTHORIZATION_FAILED, "principal '" + principal
+        + "' may not " + operation.wireName() + " stream '" + stream + "': no ACL allows it; nothing was done"));
   }
 
   private static Response error(ErrorCode code, String message) {

@@ -93,7 +93,7 @@ public final class AdminRoutes extends AllDirectives {
    * JSON, including Pekko's own (unknown path, wrong method, body too large).
    */
   public Route routes() {
-    return mapResponse(JsonErrors::ofResponse, () -> unsealedRoutes().seal());
+    return mapResponse(JsonErrors::ofResponse, () -> new AdminGuard(system, this).guard(this::unsealedRoutes).seal());
   }
 
   private Route unsealedRoutes() {
@@ -139,7 +139,8 @@ public final class AdminRoutes extends AllDirectives {
             path("shard-moves", () -> concat(
                 get(() -> withView(view -> ok(AdminJson.moves(view.state(), System.currentTimeMillis(),
                     recentMoves)))),
-                post(() -> body(this::startMove)))))));
+                post(() -> body(this::startMove)))),
+            new SecurityRoutes(system, this).routes())));
   }
 
   private Route ready() {
@@ -255,7 +256,7 @@ public final class AdminRoutes extends AllDirectives {
   }
 
   /** Parses the body as a JSON object and hands it on; a malformed body or a bad field is a 400. */
-  private Route body(Function<JsonNode, Route> handler) {
+  Route body(Function<JsonNode, Route> handler) {
     return jsonText(text -> {
       JsonNode node;
       try {
@@ -295,7 +296,7 @@ public final class AdminRoutes extends AllDirectives {
       MediaTypes.TEXT_PLAIN);
 
   /** Refuses a body with fields other than {@code known} (a misspelt optional field would be ignored silently). */
-  private static void onlyFields(JsonNode body, String... known) {
+  static void onlyFields(JsonNode body, String... known) {
     java.util.List<String> unknown = new java.util.ArrayList<>();
     body.fieldNames().forEachRemaining(f -> {
       if (!java.util.Arrays.asList(known).contains(f)) {
@@ -308,13 +309,13 @@ public final class AdminRoutes extends AllDirectives {
     }
   }
 
-  private static final class BadField extends RuntimeException {
+  static final class BadField extends RuntimeException {
     BadField(String message) {
       super(message, null, false, false);
     }
   }
 
-  private static String text(JsonNode body, String field) {
+  static String text(JsonNode body, String field) {
     JsonNode value = body.get(field);
     if (value == null || !value.isTextual()) {
       throw new BadField(field + ": required, a string");
@@ -343,12 +344,12 @@ public final class AdminRoutes extends AllDirectives {
   }
 
   /** Asks the singleton; done answers {@code success} (with its message, or no body for 204). */
-  private Route command(StatusCode success, Function<ActorRef<ControlReply>, PlacementController.Command> command) {
+  Route command(StatusCode success, Function<ActorRef<ControlReply>, PlacementController.Command> command) {
     return command(success, "", command);
   }
 
   /** As above, with {@code note} appended to the done message. */
-  private Route command(StatusCode success, String note,
+  Route command(StatusCode success, String note,
       Function<ActorRef<ControlReply>, PlacementController.Command> command) {
     CompletionStage<ControlReply> reply = AskPattern.ask(singleton, command::apply, timeout, system.scheduler());
     return respond(reply.thenApply(r -> toResponse(r, success, note)));
@@ -397,11 +398,11 @@ public final class AdminRoutes extends AllDirectives {
     return json(StatusCodes.OK, body);
   }
 
-  private Route error(StatusCode status, String message) {
+  Route error(StatusCode status, String message) {
     return json(status, AdminJson.error(status.intValue(), message));
   }
 
-  private Route json(StatusCode status, JsonNode body) {
+  Route json(StatusCode status, JsonNode body) {
     if (body == null) {
       return complete(HttpResponse.create().withStatus(status));
     }

@@ -20,7 +20,13 @@ import io.felix.protocol.scram.ScramCredential;
 public sealed interface SecurityEvent {
 
   /** A user was created, or its password changed. */
-  record UserCredentialSet(String user, ScramCredential credential) implements SecurityEvent {}
+  record UserCredentialSet(String user, ScramCredential credential) implements SecurityEvent {
+    /** Without the credential: StoredKey and ServerKey stay out of logs. */
+    @Override
+    public String toString() {
+      return "UserCredentialSet[user=" + user + ", iterations=" + credential.iterations() + "]";
+    }
+  }
 
   /** The user, its tokens and its ACLs are gone. */
   record UserDeleted(String user) implements SecurityEvent {}
@@ -30,5 +36,10 @@ public sealed interface SecurityEvent {
   record AclRemoved(AclEntry acl) implements SecurityEvent {}
 
   /** An admin API bearer token for {@code user}; {@code tokenHash} is the token's SHA-256, base64. */
-  record TokenIssued(String user, String tokenHash) implements SecurityEvent {}
+  record TokenIssued(String user, String tokenHash) implements SecurityEvent {
+    @Override
+    public String toString() {
+      return "TokenIssued[user=" + user + "]";
+    }
+  }
 }

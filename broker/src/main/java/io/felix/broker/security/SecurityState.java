@@ -17,11 +17,11 @@ import java.util.TreeMap;
 public record SecurityState(long version, Map<String, ScramCredential> users, Map<String, String> tokens,
     List<AclEntry> acls) {
 
-  public static final SecurityState EMPTY = new SecurityState(0, Map.of(), Map.of(), List.of());
-
   private static final Comparator<AclEntry> ACL_ORDER = Comparator.comparing(AclEntry::principal)
       .thenComparing(AclEntry::resourceType).thenComparing(AclEntry::resourceName)
       .thenComparing(AclEntry::operation);
+
+  public static final SecurityState EMPTY = new SecurityState(0, Map.of(), Map.of(), List.of());
 
   public SecurityState {
     users = Collections.unmodifiableSortedMap(new TreeMap<>(users == null ? Map.of() : users));

@@ -33,7 +33,9 @@ import picocli.CommandLine.Command;
         ConsumeCommand.class,
         BenchCommand.class,
         ChaosCommand.class,
-        AutoComplete.GenerateCompletion.class})
+        AutoComplete.GenerateCompletion.class,
+        UserCommand.class,
+        AclCommand.class})
 public final class Felix {
 
   /** Exit status of a failed command (usage errors exit with picocli's 2). */

@@ -1,5 +1,6 @@
 package io.felix.loadgen;
 
+import io.felix.client.ClientCredentials;
 import io.felix.client.ClientMode;
 import io.felix.client.HostPort;
 import java.nio.file.Path;
@@ -23,5 +24,12 @@ public record ConsumeOptions(
     Path expect,
     Path json,
     Duration idle,
-    int maxBytes) {
+    int maxBytes,
+    ClientCredentials credentials) {
+
+  /** Without authentication. */
+  public ConsumeOptions(List<HostPort> bootstrap, String stream, ClientMode mode, boolean fromBeginning,
+      boolean verify, Path expect, Path json, Duration idle, int maxBytes) {
+    this(bootstrap, stream, mode, fromBeginning, verify, expect, json, idle, maxBytes, null);
+  }
 }

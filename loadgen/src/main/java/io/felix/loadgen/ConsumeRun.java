@@ -92,7 +92,8 @@ public final class ConsumeRun {
   }
 
   private FelixClient client() {
-    return new FelixClient(ClientSettings.builder(options.bootstrap()).mode(options.mode()).build());
+    return new FelixClient(ClientSettings.builder(options.bootstrap()).mode(options.mode())
+        .credentials(options.credentials()).build());
   }
 
   /** Reads every shard up to its commit offset when reading started (or on, without --from-beginning). */

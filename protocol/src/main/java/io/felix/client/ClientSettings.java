@@ -140,6 +140,8 @@ public record ClientSettings(
       credentials = new ClientCredentials(user, password);
       return this;
     }
+    /** null: no authentication. */
+    public Builder credentials(ClientCredentials v) { credentials = v; return this; }
 
     public ClientSettings build() {
       if (bootstrap.isEmpty()) {

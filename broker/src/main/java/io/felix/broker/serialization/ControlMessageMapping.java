@@ -404,6 +404,7 @@ final class ControlMessageMapping {
     s.shards().values().forEach(a -> b.addShards(assignment(a)));
     s.moves().values().forEach(r -> b.addMoves(move(r)));
     s.recentMoves().forEach(r -> b.addRecentMoves(move(r)));
+    b.setSecurity(SecurityMessages.state(s.security()));
     return b.build();
   }
 
@@ -426,7 +427,7 @@ final class ControlMessageMapping {
     });
     List<MoveRecord> recent = m.getRecentMovesList().stream().map(ControlMessageMapping::move).toList();
     return new ControlState(brokers, streams, shards, moves, recent, m.getPaused(), m.getTableVersion(),
-        m.getNextMoveId(), m.getNextProducerId());
+        m.getNextMoveId(), m.getNextProducerId(), SecurityMessages.state(m.getSecurity()));
   }
 
   private static MoveRecordMsg move(MoveRecord r) {

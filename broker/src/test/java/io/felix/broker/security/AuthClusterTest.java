@@ -143,6 +143,26 @@ class AuthClusterTest {
         assertEquals(10, recordsIn(alice, 3), "alice's forwarded record is stored, bob's refused ones are not");
       }
 
+      // The CLI: admin commands with FELIX_TOKEN, the console producer with FELIX_USER and FELIX_PASSWORD.
+      String adminAddress = "127.0.0.1:" + b0.adminPort();
+      Map<String, String> operator = Map.of("FELIX_TOKEN", ADMIN_TOKEN, "FELIX_PROFILE", "/dev/null");
+      assertEquals(0, cli(operator, "user", "create", "dave", "--new-password", "dave-secret", "--admin", adminAddress));
+      assertEquals(0, cli(operator, "acl", "add", "--principal", "dave", "--resource-type", "stream", "--resource",
+          "orders", "--operation", "produce", "--admin", adminAddress));
+      assertEquals(0, cli(operator, "acl", "add", "--principal", "dave", "--resource-type", "stream", "--resource",
+          "orders", "--operation", "describe", "--admin", adminAddress));
+      assertEquals(1, cli(Map.of("FELIX_PROFILE", "/dev/null"), "stream", "list", "--admin", adminAddress),
+          "no token: refused");
+      BrokerCluster.await(Duration.ofSeconds(10), "dave's ACLs", () -> json(admin, "/v1/acls").get("acls").size() == 6);
+      String bootstrap = cluster.live().stream().map(b -> b.endpoint().clientAddress()).findFirst().orElseThrow();
+      assertEquals(0, cli(Map.of("FELIX_USER", "dave", "FELIX_PASSWORD", "dave-secret", "FELIX_PROFILE", "/dev/null"),
+          "produce", "orders", "--key", "cli", "--bootstrap", bootstrap), "dave produces one line");
+      assertEquals(1, cli(Map.of("FELIX_USER", "dave", "FELIX_PASSWORD", "wrong-secret", "FELIX_PROFILE", "/dev/null"),
+          "produce", "orders", "--key", "cli", "--bootstrap", bootstrap), "a wrong password produces nothing");
+      try (FelixClient alice = client(cluster, "alice", "alice-secret", ClientMode.CLUSTER, null)) {
+        assertEquals(11, recordsIn(alice, 3), "the CLI's one line, once");
+      }
+
       // The singleton moves: the users and ACLs come back from its journal.
       BrokerNode host = cluster.singletonHost();
       cluster.stop(host);
@@ -151,13 +171,22 @@ class AuthClusterTest {
       BrokerCluster.await(Duration.ofSeconds(40), "the new singleton taking an ACL", () ->
           status(() -> viaSurvivor.post("/v1/acls", describe("carol"))) == 201);
       // A singleton that had lost the journal's security events would publish a state of one ACL (version 1),
-      // which the brokers, holding a newer one, would ignore: the fifth ACL shows only on top of the recovered four.
-      BrokerCluster.await(Duration.ofSeconds(10), "five ACLs", () -> json(viaSurvivor, "/v1/acls").get("acls").size() == 5);
+      // which the brokers, holding a newer one, would ignore: the seventh ACL shows only on top of the recovered six.
+      BrokerCluster.await(Duration.ofSeconds(10), "seven ACLs", () -> json(viaSurvivor, "/v1/acls").get("acls").size() == 7);
       assertEquals(409, viaSurvivor.post("/v1/acls", describe("bob")).status(), "the recovered singleton knows bob's");
       try (FelixClient carol = client(cluster, "carol", "carol-secret", ClientMode.CLUSTER, null)) {
         assertEquals(List.of("orders"), names(carol.metadata().join()));
       }
     }
+  }
+
+  /** Runs the felix command line with {@code env} as its environment and a one-line stdin; its exit status. */
+  private static int cli(Map<String, String> env, String... args) {
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    int code = io.felix.cli.Felix.run(args, new java.io.ByteArrayInputStream("from-the-cli\n".getBytes()),
+        new java.io.PrintStream(out, true), new java.io.PrintStream(out, true), env);
+    System.out.println("felix " + String.join(" ", args) + " -> " + code + ": " + out);
+    return code;
   }
 
   private static String describe(String principal) {

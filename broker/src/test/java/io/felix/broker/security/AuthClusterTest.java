@@ -143,6 +143,20 @@ class AuthClusterTest {
         assertEquals(10, recordsIn(alice, 3), "alice's forwarded record is stored, bob's refused ones are not");
       }
 
+      // A token issued to alice authenticates her on the admin API; reading needs describe on the cluster.
+      AdminClient.Reply issued = admin.post("/v1/users/alice/tokens", "");
+      assertEquals(201, issued.status(), issued.body());
+      String message = MAPPER.readTree(issued.body()).get("message").asText();
+      AdminClient asAlice = anonymous.withToken(message.substring(message.indexOf("token: ") + 7));
+      AdminClient.Reply forbidden = asAlice.get("/v1/streams");
+      assertEquals(403, forbidden.status(), forbidden.body());
+      assertEquals("forbidden", MAPPER.readTree(forbidden.body()).get("code").asText());
+      assertEquals(201, admin.post("/v1/acls", "{\"principal\":\"alice\",\"resource_type\":\"cluster\","
+          + "\"operation\":\"describe\"}").status());
+      BrokerCluster.await(Duration.ofSeconds(10), "alice reading the admin API", () ->
+          status(() -> asAlice.get("/v1/streams")) == 200);
+      assertEquals(403, asAlice.post("/v1/acls", describe("alice")).status(), "managing ACLs needs admin");
+
       // The CLI: admin commands with FELIX_TOKEN, the console producer with FELIX_USER and FELIX_PASSWORD.
       String adminAddress = "127.0.0.1:" + b0.adminPort();
       Map<String, String> operator = Map.of("FELIX_TOKEN", ADMIN_TOKEN, "FELIX_PROFILE", "/dev/null");
@@ -153,7 +167,7 @@ class AuthClusterTest {
           "orders", "--operation", "describe", "--admin", adminAddress));
       assertEquals(1, cli(Map.of("FELIX_PROFILE", "/dev/null"), "stream", "list", "--admin", adminAddress),
           "no token: refused");
-      BrokerCluster.await(Duration.ofSeconds(10), "dave's ACLs", () -> json(admin, "/v1/acls").get("acls").size() == 6);
+      BrokerCluster.await(Duration.ofSeconds(10), "dave's ACLs", () -> json(admin, "/v1/acls").get("acls").size() == 7);
       String bootstrap = cluster.live().stream().map(b -> b.endpoint().clientAddress()).findFirst().orElseThrow();
       assertEquals(0, cli(Map.of("FELIX_USER", "dave", "FELIX_PASSWORD", "dave-secret", "FELIX_PROFILE", "/dev/null"),
           "produce", "orders", "--key", "cli", "--bootstrap", bootstrap), "dave produces one line");
@@ -171,8 +185,8 @@ class AuthClusterTest {
       BrokerCluster.await(Duration.ofSeconds(40), "the new singleton taking an ACL", () ->
           status(() -> viaSurvivor.post("/v1/acls", describe("carol"))) == 201);
       // A singleton that had lost the journal's security events would publish a state of one ACL (version 1),
-      // which the brokers, holding a newer one, would ignore: the seventh ACL shows only on top of the recovered six.
-      BrokerCluster.await(Duration.ofSeconds(10), "seven ACLs", () -> json(viaSurvivor, "/v1/acls").get("acls").size() == 7);
+      // which the brokers, holding a newer one, would ignore: the eighth ACL shows only on top of the recovered seven.
+      BrokerCluster.await(Duration.ofSeconds(10), "eight ACLs", () -> json(viaSurvivor, "/v1/acls").get("acls").size() == 8);
       assertEquals(409, viaSurvivor.post("/v1/acls", describe("bob")).status(), "the recovered singleton knows bob's");
       try (FelixClient carol = client(cluster, "carol", "carol-secret", ClientMode.CLUSTER, null)) {
         assertEquals(List.of("orders"), names(carol.metadata().join()));

@@ -109,6 +109,10 @@ public final class Errors {
         return "the batch's sequence number does not continue the producer's last stored batch";
       case INVALID_PRODUCER_EPOCH:
         return "the producer epoch is older than one the shard has stored";
+      case AUTHENTICATION_FAILED:
+        return "the connection is not authenticated (SASL/SCRAM-SHA-256), or the credentials are wrong";
+      case AUTHORIZATION_FAILED:
+        return "no ACL allows this principal the operation on the resource";
       default:
         return "error code " + code;
     }

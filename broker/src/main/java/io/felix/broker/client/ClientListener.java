@@ -2,6 +2,7 @@ package io.felix.broker.client;
 
 import com.google.protobuf.CodedInputStream;
 import java.io.IOException;
+import io.felix.broker.assignment.ClientListenerName;
 import io.felix.broker.security.BrokerSecurity;
 import io.felix.protocol.Errors;
 import io.felix.protocol.client.ErrorCode;
@@ -46,6 +47,7 @@ public final class ClientListener implements AutoCloseable {
 
   private final ClientListenerSettings settings;
   private final ClientRequests requests;
+  private final ClientListenerName name;
   private final SharedKillSwitch killSwitch = KillSwitches.shared("client-listener");
   private final Tcp.ServerBinding binding;
   private final AtomicLong connections = new AtomicLong();
@@ -57,9 +59,10 @@ public final class ClientListener implements AutoCloseable {
   private record Outcome(Response response, boolean close) {}
 
   private ClientListener(ActorSystem<?> system, ClientListenerSettings settings, ClientRequests requests,
-      String host, int port) {
+      String host, int port, ClientListenerName name) {
     this.settings = settings;
     this.requests = requests;
+    this.name = name;
     this.brokerBudget = new RequestBudget(settings.limits().maxQueuedRequestBytes());
     this.counter = new ConnectionCounter(settings.limits());
     this.security = BrokerSecurity.of(system);
@@ -72,12 +75,13 @@ public final class ClientListener implements AutoCloseable {
     } catch (Exception e) {
       throw new IllegalStateException("cannot bind the client listener on " + host + ":" + port + ": " + e, e);
     }
-    log.info("client listener bound on {}", binding.localAddress());
+    log.info("{} client listener bound on {}", name.name().toLowerCase(java.util.Locale.ROOT), binding.localAddress());
   }
 
+  /** @param name which addresses this listener's clients are told (see {@link ClientListenerName}) */
   public static ClientListener start(ActorSystem<?> system, ClientListenerSettings settings, ClientRequests requests,
-      String host, int port) {
-    return new ClientListener(system, settings, requests, host, port);
+      String host, int port, ClientListenerName name) {
+    return new ClientListener(system, settings, requests, host, port, name);
   }
 
   public int boundPort() {
@@ -111,7 +115,7 @@ public final class ClientListener implements AutoCloseable {
     }
     connections.incrementAndGet();
     ConnectionBudget budget = new ConnectionBudget(brokerBudget, settings.limits().maxInFlightBytesPerConnection());
-    c.handleWith(connectionFlow(budget, new ClientSession(requests, security, remote)).watchTermination((notUsed, done) -> {
+    c.handleWith(connectionFlow(budget, new ClientSession(requests, name, security, remote)).watchTermination((notUsed, done) -> {
       done.whenComplete((ok, failure) -> {
         budget.close();
         counter.closed(remote.getAddress());

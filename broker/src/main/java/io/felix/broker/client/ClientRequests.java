@@ -2,6 +2,7 @@ package io.felix.broker.client;
 
 import io.felix.broker.assignment.AssignmentTable;
 import io.felix.broker.assignment.BrokerEndpoint;
+import io.felix.broker.assignment.ClientListenerName;
 import io.felix.broker.assignment.ShardAssignment;
 import io.felix.broker.assignment.ShardId;
 import io.felix.broker.security.BrokerSecurity;
@@ -57,11 +58,21 @@ public final class ClientRequests {
     this.producerIds = source;
   }
 
-  /** @param principal who the connection authenticated as ({@link BrokerSecurity#ANONYMOUS} with that off) */
-  public CompletionStage<Response> handle(Request request, String principal) {
+  /**
+   * Answers a request that arrived on {@code listener}: the broker addresses in the answer (Metadata's, a NOT_LEADER
+   * error's leader address) are the ones clients of that listener can reach.
+   *
+   * @param principal who the connection authenticated as ({@link BrokerSecurity#ANONYMOUS} with that off)
+   */
+  public CompletionStage<Response> handle(Request request, ClientListenerName listener, String principal) {
+    CompletionStage<Response> answer = answer(request, listener, principal);
+    return listener == ClientListenerName.INTERNAL ? answer : answer.thenApply(r -> leaderAddressFor(r, listener));
+  }
+
+  private CompletionStage<Response> answer(Request request, ClientListenerName listener, String principal) {
     switch (request.getBodyCase()) {
       case METADATA:
-        return done(metadata(request.getMetadata(), principal));
+        return done(metadata(request.getMetadata(), listener, principal));
       case PRODUCE:
         return produce(request.getProduce(), principal);
       case FETCH:
@@ -79,7 +90,7 @@ public final class ClientRequests {
    * max-metadata-response-bytes: the size is counted stream by stream while building, so a refused answer is never
    * built whole.
    */
-  private Response metadata(MetadataRequest request, String principal) {
+  private Response metadata(MetadataRequest request, ClientListenerName listener, String principal) {
     ClientLimits limits = settings.limits();
     AssignmentTable table = registry.table();
     Collection<String> names;
@@ -99,7 +110,8 @@ public final class ClientRequests {
     MetadataResponse.Builder b = MetadataResponse.newBuilder()
         .setAssignmentVersion(table.version()).setBrokerId(registry.brokerId());
     table.brokers().values().stream().sorted((x, y) -> Integer.compare(x.id(), y.id())).forEach(e ->
-        b.addBrokers(BrokerAddress.newBuilder().setId(e.id()).setHost(e.clientHost()).setPort(e.clientPort())));
+        b.addBrokers(BrokerAddress.newBuilder().setId(e.id()).setHost(e.clientHost(listener))
+            .setPort(e.clientPort(listener))));
     long size = b.build().getSerializedSize();
     for (String name : names) {
       StreamMetadata stream = security.authorized(principal, ResourceType.STREAM, name, Operation.DESCRIBE)
@@ -114,6 +126,17 @@ public final class ClientRequests {
       b.addStreams(stream);
     }
     return Response.newBuilder().setMetadata(b).build();
+  }
+
+  /** A leader hint names the leader's address on {@code listener} (the replica that wrote it knows only its own). */
+  private Response leaderAddressFor(Response response, ClientListenerName listener) {
+    if (!response.hasError() || response.getError().getLeaderAddress().isEmpty()) {
+      return response;
+    }
+    Optional<BrokerEndpoint> leader = registry.table().broker(response.getError().getLeaderId());
+    return leader.map(e -> response.toBuilder()
+        .setError(response.getError().toBuilder().setLeaderAddress(e.clientAddress(listener))).build())
+        .orElse(response);
   }
 
   private static StreamMetadata streamMetadata(AssignmentTable table, String name) {

@@ -1,5 +1,6 @@
 package io.felix.broker.client;
 
+import io.felix.broker.assignment.ClientListenerName;
 import io.felix.broker.security.BrokerSecurity;
 import io.felix.broker.security.ScramServer;
 import io.felix.protocol.Errors;
@@ -25,13 +26,15 @@ final class ClientSession {
   private static final Logger log = LoggerFactory.getLogger(ClientSession.class);
 
   private final ClientRequests requests;
+  private final ClientListenerName listener;
   private final BrokerSecurity security;
   private final Object remote;
   private ScramServer exchange;
   private volatile String principal;
 
-  ClientSession(ClientRequests requests, BrokerSecurity security, Object remote) {
+  ClientSession(ClientRequests requests, ClientListenerName listener, BrokerSecurity security, Object remote) {
     this.requests = requests;
+    this.listener = listener;
     this.security = security;
     this.remote = remote;
     this.principal = security.settings().clientAuthentication() ? null : BrokerSecurity.ANONYMOUS;
@@ -50,7 +53,7 @@ final class ClientSession {
               + " SASL/SCRAM-SHA-256 authentication: complete ScramClientFirst and ScramClientFinal before "
               + request.getBodyCase().name().toLowerCase(java.util.Locale.ROOT) + "; nothing was done")));
         }
-        return requests.handle(request, who);
+        return requests.handle(request, listener, who);
     }
   }
 

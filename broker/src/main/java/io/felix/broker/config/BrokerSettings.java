@@ -15,12 +15,25 @@ import java.util.Optional;
  * @param maxShards 0 when the broker has no cap
  * @param advertisedHost the host clients are told, when not {@code host}
  * @param advertisedClientPort the client port clients are told; 0 = the bound one
+ * @param external the second client listener, for clients outside the brokers' network, if there is one
  * @param quarantineRetention how long a replica log set aside (not listed by the table, or of another stream
  *     incarnation) is kept under {@code data-dir/quarantine} before it is deleted
  */
 public record BrokerSettings(
     int id, Optional<String> zone, int maxShards, String host, Path dataDir, int clientPort, int replicationPort,
-    Duration quarantineRetention, Optional<String> advertisedHost, int advertisedClientPort) {
+    Duration quarantineRetention, Optional<String> advertisedHost, int advertisedClientPort,
+    Optional<ExternalListener> external) {
+
+  /**
+   * The external client listener: it binds {@code port} (0 = a free one); its clients are told
+   * {@code advertisedHost} and {@code advertisedPort} (0 = the bound port).
+   */
+  public record ExternalListener(int port, String advertisedHost, int advertisedPort) {
+    public ExternalListener {
+      ConfigChecks.port("felix.broker.external-client-port", port);
+      ConfigChecks.port("felix.broker.external-advertised-port", advertisedPort);
+    }
+  }
 
   public BrokerSettings {
     ConfigChecks.atLeast("felix.broker.id", id, 0);
@@ -49,8 +62,24 @@ public record BrokerSettings(
         c.getInt("client-port"),
         c.getInt("replication-port"),
         c.getDuration("quarantine-retention"),
-        c.getString("advertised-host").isBlank() ? Optional.empty() : Optional.of(c.getString("advertised-host").trim()),
-        c.getInt("advertised-client-port"));
+        advertisedHost(c),
+        c.getInt("advertised-client-port"),
+        externalListener(c));
+  }
+
+  private static Optional<String> advertisedHost(Config c) {
+    String advertised = c.getString("advertised-host").trim();
+    return advertised.isEmpty() ? Optional.empty() : Optional.of(advertised);
+  }
+
+  private static Optional<ExternalListener> externalListener(Config c) {
+    int port = c.getInt("external-client-port");
+    if (port == -1) {
+      return Optional.empty();
+    }
+    String host = c.getString("external-advertised-host").trim();
+    return Optional.of(new ExternalListener(port,
+        host.isEmpty() ? advertisedHost(c).orElse(c.getString("host")) : host, c.getInt("external-advertised-port")));
   }
 
   /** The Pekko cluster role that names this broker. */

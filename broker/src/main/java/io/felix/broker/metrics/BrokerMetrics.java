@@ -94,6 +94,8 @@ public final class BrokerMetrics implements Extension {
       "Placement passes run by the singleton on this broker");
   private final Gauge underReplicatedShards = gauge("felix_under_replicated_shards",
       "Shards led by this broker with fewer replicas in sync than in their replica set, per stream", "stream");
+  private final Gauge inSyncReplicas = gauge("felix_in_sync_replicas",
+      "Replicas in sync (the leader included) of each shard this broker leads", "stream", "shard");
   private final int brokerId;
   /** The shards counted by {@link #underReplicatedShards}; guarded by this. */
   private final Set<ShardId> underReplicated = new HashSet<>();
@@ -130,6 +132,15 @@ public final class BrokerMetrics implements Extension {
     logStartOffset.labelValues(shard.stream(), Integer.toString(shard.shard())).set(offset);
   }
 
+  /**
+   * How many of a shard's replicas are in sync, reported by its leader: the in-sync gauge, and the shard counted as
+   * under-replicated while that is fewer than its replica set.
+   */
+  public void replicasInSync(ShardId shard, int inSync, int replicas) {
+    inSyncReplicas.labelValues(shard.stream(), Integer.toString(shard.shard())).set(inSync);
+    underReplicated(shard, inSync < replicas);
+  }
+
   /** Whether a shard this broker leads has fewer replicas in sync than in its replica set. */
   public synchronized void underReplicated(ShardId shard, boolean under) {
     boolean changed = under ? underReplicated.add(shard) : underReplicated.remove(shard);
@@ -146,6 +157,7 @@ public final class BrokerMetrics implements Extension {
     replicationLag.removeIf(labels -> labels.get(0).equals(shard.stream()) && labels.get(1).equals(shardNo));
     commitOffset.remove(shard.stream(), shardNo);
     logStartOffset.remove(shard.stream(), shardNo);
+    inSyncReplicas.remove(shard.stream(), shardNo);
   }
 
   public void batchForwarded(int leader, long bytes) {

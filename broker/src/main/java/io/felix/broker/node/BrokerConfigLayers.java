@@ -37,7 +37,10 @@ public final class BrokerConfigLayers {
     FELIX_JOURNAL_PASSWORD("felix.persistence.password"),
     FELIX_PLACEMENT_STRATEGY("felix.control.strategy"),
     FELIX_ADVERTISED_HOST("felix.broker.advertised-host"),
-    FELIX_ADVERTISED_CLIENT_PORT("felix.broker.advertised-client-port");
+    FELIX_ADVERTISED_CLIENT_PORT("felix.broker.advertised-client-port"),
+    FELIX_EXTERNAL_CLIENT_PORT("felix.broker.external-client-port"),
+    FELIX_EXTERNAL_ADVERTISED_HOST("felix.broker.external-advertised-host"),
+    FELIX_EXTERNAL_ADVERTISED_PORT("felix.broker.external-advertised-port");
 
     private final String key;
 

@@ -19,6 +19,7 @@ import io.felix.broker.security.BrokerSecurity;
 import io.felix.broker.security.SecurityHolder;
 import io.felix.broker.shard.ReplicaDirectory;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -93,9 +94,13 @@ final class BrokerGuardian {
         new ReplicaStatuses(context.getSystem(), control.replicaTimeout()));
     AdminServer admin = AdminServer.bind(context.getSystem(), http, routes);
     BrokerEndpoint data = dataPlane.endpoint();
+    Optional<BrokerSettings.ExternalListener> external = broker.external();
     BrokerEndpoint endpoint = new BrokerEndpoint(broker.id(), broker.host(),
         broker.advertisedClientPort() > 0 ? broker.advertisedClientPort() : data.clientPort(),
-        data.replicationPort(), admin.port(), broker.advertisedHost().orElse(broker.host()));
+        data.replicationPort(), admin.port(), broker.advertisedHost().orElse(broker.host()),
+        external.map(BrokerSettings.ExternalListener::advertisedHost).orElse(""),
+        external.map(x -> x.advertisedPort() > 0 ? x.advertisedPort() : dataPlane.externalListener().orElseThrow().boundPort())
+            .orElse(0));
     holder.tell(new AssignmentHolder.Advertise(endpoint));
     return new Started(dataPlane, singleton, holder, admin, endpoint);
   }

@@ -20,9 +20,13 @@ import picocli.CommandLine.Parameters;
         "Settings, first match wins: system properties (-Dfelix.http.port=8081), FELIX_* environment variables "
             + "(FELIX_BROKER_ID, FELIX_ZONE, FELIX_HOST, FELIX_DATA_DIR, FELIX_MAX_SHARDS, FELIX_CLIENT_PORT, "
             + "FELIX_REPLICATION_PORT, FELIX_CLUSTER_PORT, FELIX_SEED_NODES, FELIX_ADMIN_HOST, FELIX_ADMIN_PORT, "
-            + "FELIX_JOURNAL_URL, FELIX_JOURNAL_USER, FELIX_JOURNAL_PASSWORD, FELIX_PLACEMENT_STRATEGY, FELIX_ADVERTISED_HOST, FELIX_ADVERTISED_CLIENT_PORT), the config "
+            + "FELIX_JOURNAL_URL, FELIX_JOURNAL_USER, FELIX_JOURNAL_PASSWORD, FELIX_PLACEMENT_STRATEGY, FELIX_ADVERTISED_HOST, FELIX_ADVERTISED_CLIENT_PORT, "
+            + "FELIX_EXTERNAL_CLIENT_PORT, FELIX_EXTERNAL_ADVERTISED_HOST, FELIX_EXTERNAL_ADVERTISED_PORT), the config "
             + "file, the defaults in reference.conf."})
 public final class BrokerMain implements Callable<Integer> {
+
+  /** The exit code of a broker the cluster downed: its supervisor (systemd, docker, bin/felix) starts it again. */
+  public static final int EXIT_DOWNED = 3;
 
   @Parameters(arity = "0..1", paramLabel = "CONFIG_FILE", description = "a HOCON file (default: FELIX_CONFIG)")
   File configFile;
@@ -76,7 +80,7 @@ public final class BrokerMain implements Callable<Integer> {
       // ActorSystem, so exit non-zero for the supervisor (systemd, docker, bin/felix) to start it again.
       System.err.println("felix: broker " + broker.id() + " left the cluster (downed); exiting for a restart");
       broker.close();
-      return 3;
+      return EXIT_DOWNED;
     }
     return 0;
   }

@@ -4,6 +4,7 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import java.nio.file.Path;
 import io.felix.broker.assignment.BrokerEndpoint;
+import io.felix.broker.assignment.ClientListenerName;
 import io.felix.broker.client.ClientListener;
 import io.felix.broker.client.ClientListenerSettings;
 import io.felix.broker.client.ClientRequests;
@@ -24,6 +25,7 @@ import io.felix.broker.security.BrokerSecurity;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -50,6 +52,8 @@ public final class DataPlane {
   private final TcpReplicationTransport transport;
   private final ProduceForwarder forwarder;
   private final ClientListener clientListener;
+  /** The listener for clients outside the brokers' network (felix.broker.external-client-port), if configured. */
+  private final Optional<ClientListener> externalListener;
   private final ClientRequests clientRequests;
   private final ActorRef<ReplicaDirectory.Command> directory;
 
@@ -84,7 +88,10 @@ public final class DataPlane {
             broker.quarantineRetention()),
         "replica-directory");
     this.clientRequests = new ClientRequests(registry, forwarder, listener, BrokerSecurity.of(system));
-    this.clientListener = ClientListener.start(system, listener, clientRequests, broker.host(), broker.clientPort());
+    this.clientListener = ClientListener.start(system, listener, clientRequests, broker.host(), broker.clientPort(),
+        ClientListenerName.INTERNAL);
+    this.externalListener = broker.external().map(external -> ClientListener.start(system, listener, clientRequests,
+        broker.host(), external.port(), ClientListenerName.EXTERNAL));
     system.getWhenTerminated().thenRun(this::releaseResources);
     log.info("broker {}: data plane started, data in {}, clients on {}:{}, replication on {}:{}", broker.id(),
         broker.dataDir(), broker.host(), clientListener.boundPort(), broker.host(), transport.boundPort());
@@ -184,6 +191,11 @@ public final class DataPlane {
   }
 
   /** The client listener, for its connection and request-budget counts. */
+  /** The listener for clients outside the brokers' network, if felix.broker.external-client-port names one. */
+  public Optional<ClientListener> externalListener() {
+    return externalListener;
+  }
+
   public ClientListener clientListener() {
     return clientListener;
   }
@@ -219,6 +231,7 @@ public final class DataPlane {
   private void releaseResources() {
     transport.close();
     clientListener.close();
+    externalListener.ifPresent(ClientListener::close);
     flusher.close();
   }
 }

@@ -264,13 +264,15 @@ final class ControlMessageMapping {
 
   private static BrokerEndpointMsg endpoint(BrokerEndpoint e) {
     return BrokerEndpointMsg.newBuilder().setId(e.id()).setHost(e.host()).setClientPort(e.clientPort())
-        .setReplicationPort(e.replicationPort()).setAdminPort(e.adminPort()).setClientHost(e.clientHost()).build();
+        .setReplicationPort(e.replicationPort()).setAdminPort(e.adminPort()).setClientHost(e.clientHost())
+        .setExternalClientHost(e.externalClientHost()).setExternalClientPort(e.externalClientPort()).build();
   }
 
   private static BrokerEndpoint endpoint(BrokerEndpointMsg e) {
     // A broker that predates client_host sends none: its clients use host.
     return new BrokerEndpoint(e.getId(), e.getHost(), e.getClientPort(), e.getReplicationPort(), e.getAdminPort(),
-        e.getClientHost().isEmpty() ? e.getHost() : e.getClientHost());
+        e.getClientHost().isEmpty() ? e.getHost() : e.getClientHost(), e.getExternalClientHost(),
+        e.getExternalClientPort());
   }
 
   private static ShardAssignmentMsg assignment(ShardAssignment a) {

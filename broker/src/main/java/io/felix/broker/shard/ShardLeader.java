@@ -319,9 +319,9 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
     return ctx.leaderStatus(fenced ? ReplicaRole.FENCED : ReplicaRole.LEADER, followers.inSyncReplicas());
   }
 
-  /** Exports whether this shard has fewer replicas in sync than in its replica set (a follower failed, down, slow). */
+  /** Exports how many replicas are in sync, and so whether fewer than the replica set (a follower failed, down, slow). */
   private void reportReplication() {
-    ctx.metrics.underReplicated(ctx.id, followers.inSyncReplicas().size() < assignment.replicas().size());
+    ctx.metrics.replicasInSync(ctx.id, followers.inSyncReplicas().size(), assignment.replicas().size());
   }
 
   /** A follower's log agrees with this one: once a majority does, a provisional leader holds what it should. */

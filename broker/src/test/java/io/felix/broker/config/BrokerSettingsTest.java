@@ -16,8 +16,21 @@ class BrokerSettingsTest {
   void referenceConfDefaultsAreReadOnce() {
     BrokerSettings s = BrokerSettings.fromConfig(ConfigFactory.load());
     assertEquals(new BrokerSettings(0, Optional.empty(), 0, "127.0.0.1", Path.of("data"), 7070, 7071,
-        java.time.Duration.ofHours(24), Optional.empty(), 0), s);
+        java.time.Duration.ofHours(24), Optional.empty(), 0, Optional.empty()), s);
     assertEquals("broker-0", s.clusterRole());
+  }
+
+  @Test
+  void anExternalListenerIsToldTheAdvertisedHostUnlessItHasItsOwn() {
+    BrokerSettings s = BrokerSettings.fromConfig(ConfigFactory.parseString(
+        "felix.broker { external-client-port = 19090, advertised-host = broker-0 }").withFallback(ConfigFactory.load()));
+    assertEquals(Optional.of(new BrokerSettings.ExternalListener(19090, "broker-0", 0)), s.external());
+    s = BrokerSettings.fromConfig(ConfigFactory.parseString("felix.broker { external-client-port = 0, "
+        + "external-advertised-host = localhost, external-advertised-port = 29090 }").withFallback(ConfigFactory.load()));
+    assertEquals(Optional.of(new BrokerSettings.ExternalListener(0, "localhost", 29090)), s.external());
+    ConfigException e = assertThrows(ConfigException.class, () -> BrokerSettings.fromConfig(ConfigFactory.parseString(
+        "felix.broker.external-client-port = 70000").withFallback(ConfigFactory.load())));
+    assertTrue(e.getMessage().contains("felix.broker.external-client-port"), e.getMessage());
   }
 
   @Test

@@ -2,26 +2,23 @@ package io.felix.broker.control;
 
 import io.felix.broker.testing.PrivatePostgres;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.felix.broker.node.BrokerNode;
 import io.felix.broker.BrokerCluster;
 import io.felix.broker.BrokerCluster.Reply;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.Map;
-import java.util.Optional;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
  * The production journal: PostgreSQL, schema applied at start from the plugin's shipped SQL, snapshots taken
- * every few events, and a singleton that moves to another broker recovering from them. Skipped only where no
- * PostgreSQL server is installed (CI installs one).
+ * every few events, and a singleton that moves to another broker recovering from them, on a private PostgreSQL
+ * server (see {@link PrivatePostgres}).
  */
 @Tag("cluster")
 @Timeout(value = 3, unit = java.util.concurrent.TimeUnit.MINUTES) // a hung cluster fails, never stalls CI
@@ -29,9 +26,7 @@ class PostgresJournalHandoverClusterTest {
 
   @Test
   void placementStateSurvivesAHandOverOnThePostgresJournalWithSnapshots() throws Exception {
-    Optional<Path> bin = PrivatePostgres.findBinaries();
-    assumeTrue(bin.isPresent(), "no PostgreSQL server installed (initdb and pg_ctl not found)");
-    try (PrivatePostgres pg = PrivatePostgres.start(bin.get(), "felix", "felix", "felix");
+    try (PrivatePostgres pg = PrivatePostgres.start("felix", "felix", "felix");
          BrokerCluster cluster = BrokerCluster.start(2, Map.of(
              "felix.persistence.url", pg.jdbcUrl("felix"),
              "felix.persistence.user", "felix",

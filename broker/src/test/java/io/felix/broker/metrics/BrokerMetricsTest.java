@@ -126,22 +126,27 @@ class BrokerMetricsTest {
   }
 
   @Test
-  void underReplicatedShardsAreCountedPerStreamAndGoWhenTheShardIsReleased() {
+  void inSyncReplicasAreReportedPerShardAndUnderReplicatedShardsCountedPerStreamUntilReleased() {
     BrokerMetrics metrics = new BrokerMetrics(0, "a");
     ShardId orders0 = new ShardId("orders", 0);
     ShardId orders1 = new ShardId("orders", 1);
     ShardId clicks0 = new ShardId("clicks", 0);
-    metrics.underReplicated(orders0, true);
-    metrics.underReplicated(orders1, true);
-    metrics.underReplicated(orders1, true); // reported again: counted once
-    metrics.underReplicated(clicks0, true);
-    metrics.underReplicated(clicks0, false);
+    metrics.replicasInSync(orders0, 2, 3);
+    metrics.replicasInSync(orders1, 1, 3);
+    metrics.replicasInSync(orders1, 1, 3); // reported again: counted once
+    metrics.replicasInSync(clicks0, 1, 3);
+    metrics.replicasInSync(clicks0, 3, 3);
     assertEquals(List.of("felix_under_replicated_shards{stream=\"clicks\"} 0.0",
         "felix_under_replicated_shards{stream=\"orders\"} 2.0"), samples(metrics, "felix_under_replicated_shards"));
+    assertEquals(List.of("felix_in_sync_replicas{shard=\"0\",stream=\"clicks\"} 3.0",
+        "felix_in_sync_replicas{shard=\"0\",stream=\"orders\"} 2.0",
+        "felix_in_sync_replicas{shard=\"1\",stream=\"orders\"} 1.0"), samples(metrics, "felix_in_sync_replicas"));
 
     metrics.shardReleased(orders0);
     assertEquals(List.of("felix_under_replicated_shards{stream=\"clicks\"} 0.0",
         "felix_under_replicated_shards{stream=\"orders\"} 1.0"), samples(metrics, "felix_under_replicated_shards"));
+    assertEquals(List.of("felix_in_sync_replicas{shard=\"0\",stream=\"clicks\"} 3.0",
+        "felix_in_sync_replicas{shard=\"1\",stream=\"orders\"} 1.0"), samples(metrics, "felix_in_sync_replicas"));
   }
 
   @Test

@@ -1,5 +1,6 @@
 package io.felix.broker.ops;
 
+import io.felix.broker.node.BrokerMain;
 import io.felix.client.admin.AdminClient;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -20,21 +21,40 @@ final class BrokerProcess implements AutoCloseable {
 
   private final int id;
   private final int adminPort;
+  private final int externalClientPort;
   private final Map<String, String> environment;
   private final Path configFile;
   private final Path log;
   private Process process;
+  private int restartsWhenDowned;
 
   /**
    * @param environment variables added to the child's environment (the compose file's FELIX_* settings)
    * @param configFile the config file BrokerMain reads (its first argument)
    */
   BrokerProcess(int id, int adminPort, Map<String, String> environment, Path configFile, Path log) {
+    this(id, adminPort, 0, environment, configFile, log);
+  }
+
+  /** @param externalClientPort the port its environment gives the external client listener (0: none) */
+  BrokerProcess(int id, int adminPort, int externalClientPort, Map<String, String> environment, Path configFile,
+      Path log) {
     this.id = id;
     this.adminPort = adminPort;
+    this.externalClientPort = externalClientPort;
     this.environment = Map.copyOf(environment);
     this.configFile = configFile;
     this.log = log;
+  }
+
+  /**
+   * Acts as compose's {@code restart: unless-stopped} and bin/felix's supervisor do for a broker the cluster downed
+   * (a busy machine can starve its failure detector): up to {@code times} exits with {@link BrokerMain#EXIT_DOWNED}
+   * are met with a start, while waiting for the broker.
+   */
+  BrokerProcess restartWhenDowned(int times) {
+    restartsWhenDowned = times;
+    return this;
   }
 
   int id() {
@@ -43,6 +63,10 @@ final class BrokerProcess implements AutoCloseable {
 
   int adminPort() {
     return adminPort;
+  }
+
+  int externalClientPort() {
+    return externalClientPort;
   }
 
   long pid() {
@@ -80,6 +104,12 @@ final class BrokerProcess implements AutoCloseable {
   private void await(String path, Duration timeout) throws IOException, InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (System.nanoTime() < deadline) {
+      if (!process.isAlive() && process.exitValue() == BrokerMain.EXIT_DOWNED && restartsWhenDowned > 0) {
+        restartsWhenDowned--;
+        System.err.println("broker " + id + " was downed by the cluster and exited; starting it again, as its"
+            + " supervisor would");
+        start();
+      }
       if (!process.isAlive()) {
         throw new IllegalStateException("broker " + id + " exited with " + process.exitValue() + ":\n" + logTail());
       }

@@ -3,7 +3,6 @@ package io.felix.broker.ops;
 import io.felix.broker.testing.PrivatePostgres;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
@@ -14,11 +13,15 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
+import io.felix.client.ClientSettings;
+import io.felix.client.FelixClient;
+import io.felix.protocol.client.BrokerAddress;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.concurrent.TimeUnit;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -44,14 +47,11 @@ class ComposePostgresRestartProcessTest {
 
   @Test
   void brokersWithTheComposeSettingsKeepThePlacementJournalInPostgresAcrossRestarts() throws Exception {
-    Optional<Path> binaries = PrivatePostgres.findBinaries();
-    assumeTrue(binaries.isPresent(), "SKIPPED: PostgreSQL binaries (initdb, pg_ctl) are not installed; "
-        + "install the Debian package 'postgresql' (.ci/run does) to run the PostgreSQL journal test");
     Path root = ComposeSettings.repositoryRoot();
     Path compose = root.resolve("docker/compose.yml");
     Map<String, String> db = ComposeSettings.serviceEnvironment(compose, "postgres");
 
-    try (PrivatePostgres pg = PrivatePostgres.start(binaries.get(), db.get("POSTGRES_DB"), db.get("POSTGRES_USER"),
+    try (PrivatePostgres pg = PrivatePostgres.start(db.get("POSTGRES_DB"), db.get("POSTGRES_USER"),
         db.get("POSTGRES_PASSWORD"))) {
       List<BrokerProcess> brokers = startOnFreePorts(root, compose, pg.port());
       try {
@@ -60,6 +60,10 @@ class ComposePostgresRestartProcessTest {
         admin.awaitLiveBrokers(3, READY);
         admin.createStream("orders", 6, 3);
         Map<Integer, List<Integer>> replicasBefore = awaitAllShardsLed(first, "orders", 6);
+        assertEquals(List.of("localhost:" + brokers.get(0).externalClientPort(),
+                "localhost:" + brokers.get(1).externalClientPort(), "localhost:" + brokers.get(2).externalClientPort()),
+            brokersToldOnTheExternalListener(brokers.get(1).externalClientPort()),
+            "a client on the host is told every broker's external listener, which it can reach");
 
         String url = pg.jdbcUrl(db.get("POSTGRES_DB"));
         assertTrue(journalRows(url, db) > 0, "the placement journal in PostgreSQL has no events");
@@ -106,7 +110,8 @@ class ComposePostgresRestartProcessTest {
     int n = 3;
     int[][] ports = new int[n][];
     for (int i = 0; i < n; i++) {
-      ports[i] = new int[] {freePort(), freePort(), freePort(), freePort()}; // admin, client, replication, cluster
+      // admin, client, replication, cluster, external client
+      ports[i] = new int[] {freePort(), freePort(), freePort(), freePort(), freePort()};
     }
     List<BrokerProcess> brokers = new ArrayList<>();
     for (int i = 0; i < n; i++) {
@@ -117,10 +122,11 @@ class ComposePostgresRestartProcessTest {
       env.put("FELIX_CLIENT_PORT", Integer.toString(ports[i][1]));
       env.put("FELIX_REPLICATION_PORT", Integer.toString(ports[i][2]));
       env.put("FELIX_CLUSTER_PORT", Integer.toString(ports[i][3]));
+      env.put("FELIX_EXTERNAL_CLIENT_PORT", Integer.toString(ports[i][4])); // the published port, here the bound one
       Path dir = Files.createDirectories(dataRoot.resolve("broker" + i));
       env.put("FELIX_DATA_DIR", dir.toString());
-      brokers.add(new BrokerProcess(i, ports[i][0], env,
-          root.resolve("docker/broker.conf"), dir.resolve("broker.log")));
+      brokers.add(new BrokerProcess(i, ports[i][0], ports[i][4], env,
+          root.resolve("docker/broker.conf"), dir.resolve("broker.log")).restartWhenDowned(2)); // compose's policy
     }
     return brokers;
   }
@@ -161,6 +167,14 @@ class ComposePostgresRestartProcessTest {
     new AdminApi(broker.adminPort()).awaitLed(stream, shards, -1, Duration.ofSeconds(60))
         .forEach((shard, s) -> replicas.put(shard, s.replicas().stream().sorted().toList()));
     return replicas;
+  }
+
+  /** The broker addresses a Metadata request on an external listener is answered with, in broker id order. */
+  private static List<String> brokersToldOnTheExternalListener(int port) throws Exception {
+    try (FelixClient client = new FelixClient(ClientSettings.builder("127.0.0.1:" + port).build())) {
+      return client.metadata().get(30, TimeUnit.SECONDS).getBrokersList().stream()
+          .sorted(Comparator.comparingInt(BrokerAddress::getId)).map(b -> b.getHost() + ":" + b.getPort()).toList();
+    }
   }
 
   private static long journalRows(String url, Map<String, String> db) throws Exception {

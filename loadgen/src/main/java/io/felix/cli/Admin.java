@@ -15,9 +15,12 @@ public final class Admin {
   static final ObjectMapper JSON = new ObjectMapper();
 
   private final List<HostPort> brokers;
+  private final String token;
 
-  Admin(List<HostPort> brokers) {
+  /** @param token the admin API bearer token, null for none */
+  Admin(List<HostPort> brokers, String token) {
     this.brokers = brokers;
+    this.token = token;
   }
 
   /** The parsed body of a 2xx answer to GET path. */
@@ -30,6 +33,11 @@ public final class Admin {
     return parse(call("POST", path, json));
   }
 
+  /** The parsed body of a 2xx answer to DELETE path (null for an empty body). */
+  JsonNode deleteAnswer(String path) throws CommandFailure, InterruptedException {
+    return parse(call("DELETE", path, null));
+  }
+
   /** DELETE path; a non-2xx answer fails. */
   void delete(String path) throws CommandFailure, InterruptedException {
     call("DELETE", path, null);
@@ -39,7 +47,7 @@ public final class Admin {
       throws CommandFailure, InterruptedException {
     IOException last = null;
     for (HostPort broker : brokers) {
-      AdminClient client = new AdminClient(broker.host(), broker.port());
+      AdminClient client = new AdminClient(broker.host(), broker.port()).withToken(token);
       try {
         AdminClient.Reply reply = switch (method) {
           case "GET" -> client.get(path);

@@ -118,10 +118,11 @@ final class ConsumeCommand implements Callable<Integer> {
     }
     return new ConsumeOptions(endpoints.bootstrap(), load.stream, mode, fromBeginning, load.verify, load.expect,
         load.json, load.idle, Ranges.within(spec, "--max-bytes", load.maxBytes, 1024, 8 * 1024 * 1024 - 64 * 1024),
-        load.group);
+        load.group, endpoints.credentials());
   }
 
   FelixClient client() {
-    return new FelixClient(ClientSettings.builder(endpoints.bootstrap()).mode(mode).build());
+    return new FelixClient(ClientSettings.builder(endpoints.bootstrap()).mode(mode)
+        .credentials(endpoints.credentials()).build());
   }
 }

@@ -1,5 +1,6 @@
 package io.felix.cli;
 
+import io.felix.client.ClientCredentials;
 import io.felix.client.HostPort;
 import java.io.IOException;
 import java.io.Reader;
@@ -35,6 +36,21 @@ public final class Endpoints {
           + DEFAULT_BOOTSTRAP + ")")
   String bootstrap;
 
+  @Option(names = "--token", paramLabel = "TOKEN",
+      description = "admin API bearer token, for brokers with felix.security.admin-authentication on "
+          + "(default: FELIX_TOKEN)")
+  String token;
+
+  @Option(names = "--user", paramLabel = "NAME",
+      description = "SCRAM-SHA-256 user for the client port, for brokers with "
+          + "felix.security.client-authentication on (default: FELIX_USER)")
+  String user;
+
+  @Option(names = "--password", paramLabel = "PASSWORD",
+      description = "the user's password (default: FELIX_PASSWORD, which other users of the machine cannot see in "
+          + "the process list, unlike this option)")
+  String password;
+
   /** The admin addresses, first match of flag, environment, profile, default. */
   public List<HostPort> admin() {
     return parse("--admin", resolve(admin, "FELIX_ADMIN", "admin", DEFAULT_ADMIN));
@@ -47,7 +63,28 @@ public final class Endpoints {
 
   /** A client of the admin API at the resolved addresses. */
   public Admin adminClient() {
-    return new Admin(admin());
+    return new Admin(admin(), fromFlagOrEnv(token, "FELIX_TOKEN"));
+  }
+
+  /** The client port's credentials (--user/--password, else FELIX_USER/FELIX_PASSWORD), null for none. */
+  public ClientCredentials credentials() {
+    String name = fromFlagOrEnv(user, "FELIX_USER");
+    String secret = fromFlagOrEnv(password, "FELIX_PASSWORD");
+    if (name == null && secret == null) {
+      return null;
+    }
+    if (name == null || secret == null) {
+      throw Ranges.usage(spec, "--user and --password (or FELIX_USER and FELIX_PASSWORD) go together: give both");
+    }
+    return new ClientCredentials(name, secret);
+  }
+
+  private String fromFlagOrEnv(String flag, String variable) {
+    if (flag != null && !flag.isBlank()) {
+      return flag;
+    }
+    String fromEnv = Felix.of(spec).environment().get(variable);
+    return fromEnv == null || fromEnv.isBlank() ? null : fromEnv;
   }
 
   private String resolve(String flag, String variable, String profileKey, String fallback) {

@@ -35,6 +35,8 @@ import picocli.CommandLine.Command;
         ChaosCommand.class,
         GroupCommand.class,
         CacheCommand.class,
+        UserCommand.class,
+        AclCommand.class,
         AutoComplete.GenerateCompletion.class})
 public final class Felix {
 

@@ -1,5 +1,6 @@
 package io.felix.loadgen;
 
+import io.felix.client.ClientCredentials;
 import io.felix.client.ClientMode;
 import io.felix.client.HostPort;
 import java.nio.file.Path;
@@ -15,6 +16,7 @@ import java.util.List;
  * @param expect a {@code produce --json} file: with it, "missing" means acknowledged and not found
  * @param group read as a member of this consumer group (null: every shard, no group): the shards the group assigns,
  *     from the group's committed offsets, committing after every poll, until idle
+ * @param credentials the user and password to authenticate with (SASL/SCRAM-SHA-256), or null for none
  */
 public record ConsumeOptions(
     List<HostPort> bootstrap,
@@ -26,5 +28,12 @@ public record ConsumeOptions(
     Path json,
     Duration idle,
     int maxBytes,
-    String group) {
+    String group,
+    ClientCredentials credentials) {
+
+  /** Without a group and without authentication. */
+  public ConsumeOptions(List<HostPort> bootstrap, String stream, ClientMode mode, boolean fromBeginning,
+      boolean verify, Path expect, Path json, Duration idle, int maxBytes) {
+    this(bootstrap, stream, mode, fromBeginning, verify, expect, json, idle, maxBytes, null, null);
+  }
 }

@@ -90,7 +90,7 @@ public final class ConsumeRun {
   public static Verifier.Report verifyAgainst(List<HostPort> bootstrap, String stream, Summary expected)
       throws InterruptedException {
     ConsumeOptions options = new ConsumeOptions(bootstrap, stream, ClientMode.CLUSTER, true, true, null, null,
-        Duration.ofSeconds(10), 1024 * 1024, null);
+        Duration.ofSeconds(10), 1024 * 1024);
     ConsumeRun run = new ConsumeRun(options, new PrintStream(OutputStream.nullOutputStream()));
     try (FelixClient client = run.client()) {
       run.readAll(client, StreamCheck.shards(client, stream), System.nanoTime());
@@ -99,7 +99,8 @@ public final class ConsumeRun {
   }
 
   private FelixClient client() {
-    return new FelixClient(ClientSettings.builder(options.bootstrap()).mode(options.mode()).build());
+    return new FelixClient(ClientSettings.builder(options.bootstrap()).mode(options.mode())
+        .credentials(options.credentials()).build());
   }
 
   /**

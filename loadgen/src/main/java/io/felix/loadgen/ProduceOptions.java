@@ -1,5 +1,6 @@
 package io.felix.loadgen;
 
+import io.felix.client.ClientCredentials;
 import io.felix.client.ClientMode;
 import io.felix.client.HostPort;
 import io.felix.protocol.client.Acks;
@@ -17,6 +18,7 @@ import java.util.List;
  * @param maxOutstanding records produced and not yet answered, per producer; a producer waits beyond it
  * @param idempotence the client's idempotent producer (default on; {@code --no-idempotence} turns it off, and
  *     ambiguous failures then fail their records as uncertain instead of being retried)
+ * @param credentials SCRAM-SHA-256 user and password (--user, --password or FELIX_PASSWORD); null: none
  */
 public record ProduceOptions(
     List<HostPort> bootstrap,
@@ -33,5 +35,14 @@ public record ProduceOptions(
     Duration linger,
     int batchSizeBytes,
     int maxOutstanding,
-    boolean idempotence) {
+    boolean idempotence,
+    ClientCredentials credentials) {
+
+  /** Without authentication. */
+  public ProduceOptions(List<HostPort> bootstrap, String stream, ClientMode mode, int recordSize, long rate,
+      Duration duration, long records, int producers, Acks acks, long keySpace, Path json, Duration linger,
+      int batchSizeBytes, int maxOutstanding, boolean idempotence) {
+    this(bootstrap, stream, mode, recordSize, rate, duration, records, producers, acks, keySpace, json, linger,
+        batchSizeBytes, maxOutstanding, idempotence, null);
+  }
 }

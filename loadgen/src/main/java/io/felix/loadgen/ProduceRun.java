@@ -104,6 +104,7 @@ public final class ProduceRun {
         .linger(options.linger())
         .batchSizeBytes(options.batchSizeBytes())
         .idempotence(options.idempotence())
+        .credentials(options.credentials())
         .build();
     client = new FelixClient(settings);
     String problem = StreamCheck.problem(client, options.stream());

@@ -45,8 +45,12 @@ final class BrokerConnections implements AutoCloseable {
     }
     CompletableFuture<Connection> opening = CompletableFuture.supplyAsync(() -> {
       try {
-        return Connection.open(address, settings.connectTimeout(), codec,
+        Connection connection = Connection.open(address, settings.connectTimeout(), codec,
             settings.maxInFlightPerConnection(), timer);
+        if (settings.credentials() != null) {
+          ScramHandshake.run(connection, settings.credentials(), settings.requestTimeout());
+        }
+        return connection;
       } catch (IOException e) {
         throw FelixException.connectionFailed("cannot connect to " + address + ": " + e.getMessage(), false);
       }

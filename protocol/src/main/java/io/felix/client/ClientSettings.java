@@ -43,6 +43,8 @@ import java.util.List;
  *     re-sent one with its original offset, so every failure (ambiguous ones too) is retried within the delivery
  *     timeout without duplicates, and records of a shard keep their order with up to
  *     {@value #MAX_IN_FLIGHT_BATCHES_IDEMPOTENT} batches in flight. Off: the rules of retryAmbiguousErrors.
+ * @param credentials user name and password for SASL/SCRAM-SHA-256, run on every new connection before any other
+ *     request (default none: for brokers with felix.security.client-authentication off)
  */
 public record ClientSettings(
     List<HostPort> bootstrap,
@@ -63,7 +65,8 @@ public record ClientSettings(
     Duration connectTimeout,
     int maxFrameBytes,
     int plainModeFailoverAfter,
-    boolean idempotence) {
+    boolean idempotence,
+    ClientCredentials credentials) {
 
   /** Room kept in a frame for the produce request around its records (stream name, shard, acks, tags). */
   public static final int REQUEST_OVERHEAD_BYTES = 4096;
@@ -109,6 +112,7 @@ public record ClientSettings(
     private int maxFrameBytes = FrameCodec.DEFAULT_MAX_FRAME_BYTES;
     private int plainModeFailoverAfter = 2;
     private boolean idempotence = true;
+    private ClientCredentials credentials;
 
     private Builder(List<HostPort> bootstrap) {
       this.bootstrap = bootstrap == null ? List.of() : List.copyOf(bootstrap);
@@ -132,6 +136,12 @@ public record ClientSettings(
     public Builder maxFrameBytes(int v) { maxFrameBytes = v; return this; }
     public Builder plainModeFailoverAfter(int v) { plainModeFailoverAfter = v; return this; }
     public Builder idempotence(boolean v) { idempotence = v; return this; }
+    public Builder credentials(String user, String password) {
+      credentials = new ClientCredentials(user, password);
+      return this;
+    }
+    /** null: no authentication. */
+    public Builder credentials(ClientCredentials v) { credentials = v; return this; }
 
     public ClientSettings build() {
       if (bootstrap.isEmpty()) {
@@ -166,7 +176,7 @@ public record ClientSettings(
       return new ClientSettings(bootstrap, mode, acks, linger, batchSizeBytes, maxInFlightPerConnection,
           maxInFlightBatchesPerShard, requestTimeout, ackTimeout, retries, retryBackoff, retryBackoffMax,
           deliveryTimeout, retryAmbiguousErrors, metadataMaxAge, connectTimeout, maxFrameBytes,
-          plainModeFailoverAfter, idempotence);
+          plainModeFailoverAfter, idempotence, credentials);
     }
 
     private static void require(boolean ok, String message) {

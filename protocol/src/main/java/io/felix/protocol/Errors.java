@@ -122,6 +122,10 @@ public final class Errors {
         return "the member's generation is not the consumer group's current one";
       case REBALANCE_IN_PROGRESS:
         return "the consumer group was rebalanced; join again";
+      case AUTHENTICATION_FAILED:
+        return "the connection is not authenticated (SASL/SCRAM-SHA-256), or the credentials are wrong";
+      case AUTHORIZATION_FAILED:
+        return "no ACL allows this principal the operation on the resource";
       default:
         return "error code " + code;
     }

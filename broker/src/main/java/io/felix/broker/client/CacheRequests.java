@@ -30,7 +30,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.function.Function;
+import java.util.function.BiFunction;
 
 /**
  * The cache requests: Put and Delete become a produce of one entry record to the key's shard (so they are appended,
@@ -42,10 +42,11 @@ final class CacheRequests {
   private final ReplicaRegistry registry;
   private final ProduceForwarder forwarder;
   private final ClientListenerSettings settings;
-  private final Function<ProduceRequest, CompletionStage<Response>> produce;
+  private final BiFunction<ProduceRequest, String, CompletionStage<Response>> produce;
 
+  /** @param produce appends a produce request as the given principal's (ClientRequests' produce path) */
   CacheRequests(ReplicaRegistry registry, ProduceForwarder forwarder, ClientListenerSettings settings,
-      Function<ProduceRequest, CompletionStage<Response>> produce) {
+      BiFunction<ProduceRequest, String, CompletionStage<Response>> produce) {
     this.registry = registry;
     this.forwarder = forwarder;
     this.settings = settings;
@@ -61,24 +62,28 @@ final class CacheRequests {
     return KeyHash.shardFor(key.toByteArray(), ids);
   }
 
-  CompletionStage<Response> put(io.felix.protocol.client.PutRequest r) {
+  /** @param principal who asks (the produce path checks it again where the write is forwarded) */
+  CompletionStage<Response> put(io.felix.protocol.client.PutRequest r, String principal) {
     if (r.getTtlMs() < 0) {
       return done(Errors.response(0, Errors.notAppended(ErrorCode.INVALID_REQUEST, "ttl_ms must be >= 0")));
     }
     Record entry = CacheEntries.put(r.getKey(), r.getValue(), r.getTtlMs(), System.currentTimeMillis());
-    return write(r.getCache(), entry, ProduceRequest.newBuilder().setAcks(r.getAcks()).setTimeoutMs(r.getTimeoutMs())
+    return write(r.getCache(), entry, principal, ProduceRequest.newBuilder().setAcks(r.getAcks())
+        .setTimeoutMs(r.getTimeoutMs())
         .setForwardIfNotLeader(r.getForwardIfNotLeader()).setProducerId(r.getProducerId())
         .setProducerEpoch(r.getProducerEpoch()).setBaseSequence(r.getSequence()).setHasProducer(r.getHasProducer()));
   }
 
-  CompletionStage<Response> delete(DeleteRequest r) {
+  CompletionStage<Response> delete(DeleteRequest r, String principal) {
     Record entry = CacheEntries.delete(r.getKey(), System.currentTimeMillis());
-    return write(r.getCache(), entry, ProduceRequest.newBuilder().setAcks(r.getAcks()).setTimeoutMs(r.getTimeoutMs())
+    return write(r.getCache(), entry, principal, ProduceRequest.newBuilder().setAcks(r.getAcks())
+        .setTimeoutMs(r.getTimeoutMs())
         .setForwardIfNotLeader(r.getForwardIfNotLeader()).setProducerId(r.getProducerId())
         .setProducerEpoch(r.getProducerEpoch()).setBaseSequence(r.getSequence()).setHasProducer(r.getHasProducer()));
   }
 
-  private CompletionStage<Response> write(String cache, Record entry, ProduceRequest.Builder request) {
+  private CompletionStage<Response> write(String cache, Record entry, String principal,
+      ProduceRequest.Builder request) {
     Optional<Response> refused = checkCache(cache).or(() -> checkEntries(List.of(entry)));
     if (refused.isPresent()) {
       return done(refused.get());
@@ -86,7 +91,7 @@ final class CacheRequests {
     int shard = shardOf(entry.getKey(), registry.table().streams().get(cache));
     ProduceRequest produceRequest = request.setStream(cache).setShard(shard)
         .setRecords(RecordLists.encode(List.of(entry))).build();
-    return produce.apply(produceRequest).thenApply(response -> Errors.isError(response) ? response
+    return produce.apply(produceRequest, principal).thenApply(response -> Errors.isError(response) ? response
         : Response.newBuilder().setPut(PutResponse.newBuilder().setShard(shard)
             .setOffset(response.getProduce().getBaseOffset())
             .setLeaderEpoch(response.getProduce().getLeaderEpoch())).build());

@@ -3,6 +3,7 @@ package io.felix.broker.client;
 import com.google.protobuf.CodedInputStream;
 import java.io.IOException;
 import io.felix.broker.assignment.ClientListenerName;
+import io.felix.broker.security.BrokerSecurity;
 import io.felix.protocol.Errors;
 import io.felix.protocol.client.ErrorCode;
 import io.felix.protocol.client.Request;
@@ -52,6 +53,7 @@ public final class ClientListener implements AutoCloseable {
   private final AtomicLong connections = new AtomicLong();
   private final RequestBudget brokerBudget;
   private final ConnectionCounter counter;
+  private final BrokerSecurity security;
 
   /** What the per-request stage emits: a response, and whether the connection must close after it. */
   private record Outcome(Response response, boolean close) {}
@@ -63,6 +65,7 @@ public final class ClientListener implements AutoCloseable {
     this.name = name;
     this.brokerBudget = new RequestBudget(settings.limits().maxQueuedRequestBytes());
     this.counter = new ConnectionCounter(settings.limits());
+    this.security = BrokerSecurity.of(system);
     CompletionStage<Tcp.ServerBinding> bound = Tcp.get(system).bind(host, port)
         .via(killSwitch.flow())
         .to(Sink.foreach(c -> accept(c, system)))
@@ -112,7 +115,7 @@ public final class ClientListener implements AutoCloseable {
     }
     connections.incrementAndGet();
     ConnectionBudget budget = new ConnectionBudget(brokerBudget, settings.limits().maxInFlightBytesPerConnection());
-    c.handleWith(connectionFlow(budget).watchTermination((notUsed, done) -> {
+    c.handleWith(connectionFlow(budget, new ClientSession(requests, name, security, remote)).watchTermination((notUsed, done) -> {
       done.whenComplete((ok, failure) -> {
         budget.close();
         counter.closed(remote.getAddress());
@@ -135,11 +138,11 @@ public final class ClientListener implements AutoCloseable {
    * before it is handled. The wait is one frame at a time ({@code mapAsync(1)}), so while it lasts nothing more is
    * read from the socket and the client is held back by TCP flow control.
    */
-  private Flow<ByteString, ByteString, NotUsed> connectionFlow(ConnectionBudget budget) {
+  private Flow<ByteString, ByteString, NotUsed> connectionFlow(ConnectionBudget budget, ClientSession session) {
     Flow<ByteString, ByteString, NotUsed> requests = Flow.<ByteString>create()
         .statefulMapConcat(ClientFrameDecoder.perConnection(settings.maxFrameSize()))
         .mapAsync(1, frame -> budget.acquire(frameBytes(frame)).thenApply(r -> new Admitted(frame, r)))
-        .mapAsyncUnordered(settings.maxInFlight(), admitted -> handle(admitted.frame())
+        .mapAsyncUnordered(settings.maxInFlight(), admitted -> handle(admitted.frame(), session)
             .whenComplete((outcome, failure) -> budget.release(admitted.reservation())))
         .takeWhile(outcome -> !outcome.close(), true)
         .map(outcome -> ClientFrameDecoder.frame(outcome.response().toByteArray()));
@@ -153,7 +156,7 @@ public final class ClientListener implements AutoCloseable {
     return frame instanceof ClientFrameDecoder.Body b ? b.bytes().size() : 0;
   }
 
-  private CompletionStage<Outcome> handle(ClientFrameDecoder.Frame frame) {
+  private CompletionStage<Outcome> handle(ClientFrameDecoder.Frame frame, ClientSession session) {
     if (frame instanceof ClientFrameDecoder.Oversize o) {
       log.info("closing a client connection: frame of {} bytes exceeds max-frame-size {}", o.length(),
           settings.maxFrameSize());
@@ -179,7 +182,7 @@ public final class ClientListener implements AutoCloseable {
           "the request names no known request kind (metadata, produce, fetch); closing the connection"), true);
     }
     long correlationId = request.getCorrelationId();
-    return requests.handle(request, name).thenApply(response ->
+    return session.handle(request).thenApply(response ->
         new Outcome(response.toBuilder().setCorrelationId(correlationId).build(), false));
   }
 

@@ -5,7 +5,9 @@ import io.felix.broker.assignment.BrokerEndpoint;
 import io.felix.broker.assignment.ClientListenerName;
 import io.felix.broker.assignment.ShardAssignment;
 import io.felix.broker.assignment.ShardId;
-import io.felix.broker.client.ProduceForwarder;
+import io.felix.broker.security.BrokerSecurity;
+import io.felix.broker.security.Operation;
+import io.felix.broker.security.ResourceType;
 import io.felix.broker.shard.RecordListSummary;
 import io.felix.broker.shard.ReplicaRegistry;
 import io.felix.broker.shard.ShardReplica;
@@ -42,12 +44,15 @@ public final class ClientRequests {
   private final ReplicaRegistry registry;
   private final ProduceForwarder forwarder;
   private final ClientListenerSettings settings;
+  private final BrokerSecurity security;
   private volatile ProducerIdSource producerIds = ProducerIdSource.NONE;
   private volatile GroupRequestSink groups = GroupRequestSink.NONE;
   private final CacheRequests caches;
 
-  public ClientRequests(ReplicaRegistry registry, ProduceForwarder forwarder, ClientListenerSettings settings) {
+  public ClientRequests(ReplicaRegistry registry, ProduceForwarder forwarder, ClientListenerSettings settings,
+      BrokerSecurity security) {
     this.registry = registry;
+    this.security = security;
     this.forwarder = forwarder;
     this.settings = settings;
     this.caches = new CacheRequests(registry, forwarder, settings, this::produce);
@@ -63,48 +68,68 @@ public final class ClientRequests {
     this.groups = sink;
   }
 
-  /** Answers a request that arrived on the INTERNAL listener. */
-  public CompletionStage<Response> handle(Request request) {
-    return handle(request, ClientListenerName.INTERNAL);
-  }
-
   /**
    * Answers a request that arrived on {@code listener}: the broker addresses in the answer (Metadata's, a NOT_LEADER
    * error's leader address) are the ones clients of that listener can reach.
+   *
+   * @param principal who the connection authenticated as ({@link BrokerSecurity#ANONYMOUS} with that off)
    */
-  public CompletionStage<Response> handle(Request request, ClientListenerName listener) {
-    CompletionStage<Response> answer = answer(request, listener);
+  public CompletionStage<Response> handle(Request request, ClientListenerName listener, String principal) {
+    CompletionStage<Response> answer = answer(request, listener, principal);
     return listener == ClientListenerName.INTERNAL ? answer : answer.thenApply(r -> leaderAddressFor(r, listener));
   }
 
-  private CompletionStage<Response> answer(Request request, ClientListenerName listener) {
+  private CompletionStage<Response> answer(Request request, ClientListenerName listener, String principal) {
     switch (request.getBodyCase()) {
       case METADATA:
-        return done(metadata(request.getMetadata(), listener));
+        return done(metadata(request.getMetadata(), listener, principal));
       case PRODUCE:
-        return produce(request.getProduce());
+        return produce(request.getProduce(), principal);
       case FETCH:
-        return fetch(request.getFetch());
+        return fetch(request.getFetch(), principal);
       case INIT_PRODUCER_ID:
         return initProducerId();
       case FIND_COORDINATOR:
+        return groupRequest(request, request.getFindCoordinator().getGroup(), Operation.DESCRIBE, principal);
       case JOIN_GROUP:
+        return groupRequest(request, request.getJoinGroup().getGroup(), Operation.CONSUME, principal);
       case HEARTBEAT:
+        return groupRequest(request, request.getHeartbeat().getGroup(), Operation.CONSUME, principal);
       case LEAVE_GROUP:
+        return groupRequest(request, request.getLeaveGroup().getGroup(), Operation.CONSUME, principal);
       case COMMIT_OFFSETS:
+        return groupRequest(request, request.getCommitOffsets().getGroup(), Operation.CONSUME, principal);
       case FETCH_OFFSETS:
-        return groups.handle(request);
+        return groupRequest(request, request.getFetchOffsets().getGroup(), Operation.CONSUME, principal);
       case PUT:
-        return caches.put(request.getPut());
+        return authorized(principal, ResourceType.CACHE, request.getPut().getCache(), Operation.PRODUCE)
+            .orElseGet(() -> caches.put(request.getPut(), principal));
       case GET:
-        return caches.get(request.getGet());
+        return authorized(principal, ResourceType.CACHE, request.getGet().getCache(), Operation.CONSUME)
+            .orElseGet(() -> caches.get(request.getGet()));
       case MULTI_GET:
-        return caches.multiGet(request.getMultiGet());
+        return authorized(principal, ResourceType.CACHE, request.getMultiGet().getCache(), Operation.CONSUME)
+            .orElseGet(() -> caches.multiGet(request.getMultiGet()));
       case DELETE:
-        return caches.delete(request.getDelete());
+        return authorized(principal, ResourceType.CACHE, request.getDelete().getCache(), Operation.PRODUCE)
+            .orElseGet(() -> caches.delete(request.getDelete(), principal));
       default:
         return done(error(ErrorCode.INVALID_REQUEST, "unsupported request kind " + request.getBodyCase()));
     }
+  }
+
+  /** A consumer-group request, once the principal may do {@code operation} on the group. */
+  private CompletionStage<Response> groupRequest(Request request, String group, Operation operation,
+      String principal) {
+    return authorized(principal, ResourceType.CONSUMER_GROUP, group, operation)
+        .orElseGet(() -> groups.handle(request));
+  }
+
+  /** Empty when the principal may do {@code operation} on the resource, else the AUTHORIZATION_FAILED answer. */
+  private Optional<CompletionStage<Response>> authorized(String principal, ResourceType type, String name,
+      Operation operation) {
+    return security.authorized(principal, type, name, operation) ? Optional.empty()
+        : Optional.of(done(unauthorized(principal, operation, type, name)));
   }
 
   /**
@@ -113,12 +138,13 @@ public final class ClientRequests {
    * max-metadata-response-bytes: the size is counted stream by stream while building, so a refused answer is never
    * built whole.
    */
-  private Response metadata(MetadataRequest request, ClientListenerName listener) {
+  private Response metadata(MetadataRequest request, ClientListenerName listener, String principal) {
     ClientLimits limits = settings.limits();
     AssignmentTable table = registry.table();
     Collection<String> names;
     if (request.getStreamsCount() == 0) {
-      names = table.streams().keySet().stream().sorted().toList();
+      names = table.streams().keySet().stream().sorted()
+          .filter(name -> security.authorized(principal, ResourceType.STREAM, name, Operation.DESCRIBE)).toList();
     } else {
       names = new LinkedHashSet<>();
       for (String name : request.getStreamsList()) {
@@ -136,7 +162,9 @@ public final class ClientRequests {
             .setPort(e.clientPort(listener))));
     long size = b.build().getSerializedSize();
     for (String name : names) {
-      StreamMetadata stream = streamMetadata(table, name);
+      StreamMetadata stream = security.authorized(principal, ResourceType.STREAM, name, Operation.DESCRIBE)
+          ? streamMetadata(table, name)
+          : StreamMetadata.newBuilder().setName(name).setError(ErrorCode.AUTHORIZATION_FAILED).build();
       size += stream.getSerializedSize() + 8; // field tag and length prefix, generously
       if (size > limits.maxMetadataResponseBytes()) {
         return error(ErrorCode.RESOURCE_LIMIT, "the Metadata answer for these " + names.size()
@@ -184,8 +212,17 @@ public final class ClientRequests {
     return s.build();
   }
 
-  private CompletionStage<Response> produce(ProduceRequest request) {
+  private CompletionStage<Response> produce(ProduceRequest request, String principal) {
     Located located = locate(request.getStream(), request.getShard());
+    // A batch this broker forwards is authorized by its leader, for the principal the forward carries.
+    boolean forwards = located.error == null && request.getForwardIfNotLeader()
+        && located.assignment.leader() != ShardAssignment.NO_LEADER && located.assignment.leader() != registry.brokerId();
+    // A cache's entries are its records: the ACL that counts is the cache's (checked again here, at the leader,
+    // when a plain-mode broker forwarded the write).
+    ResourceType type = isCache(request.getStream()) ? ResourceType.CACHE : ResourceType.STREAM;
+    if (!forwards && !security.authorized(principal, type, request.getStream(), Operation.PRODUCE)) {
+      return done(unauthorized(principal, Operation.PRODUCE, type, request.getStream()));
+    }
     if (located.error != null) {
       return done(located.error);
     }
@@ -213,7 +250,7 @@ public final class ClientRequests {
     }
     if (request.getForwardIfNotLeader() && a.leader() != ShardAssignment.NO_LEADER
         && a.leader() != registry.brokerId()) {
-      return forwarder.forward(a.leader(), request, settings.forwardGrace());
+      return forwarder.forward(a.leader(), request, principal, settings.forwardGrace());
     }
     return done(notLeader(a));
   }
@@ -226,7 +263,10 @@ public final class ClientRequests {
         : error(ErrorCode.TIMEOUT, "no producer id available now: " + failure.getMessage()));
   }
 
-  private CompletionStage<Response> fetch(FetchRequest request) {
+  private CompletionStage<Response> fetch(FetchRequest request, String principal) {
+    if (!security.authorized(principal, ResourceType.STREAM, request.getStream(), Operation.CONSUME)) {
+      return done(unauthorized(principal, Operation.CONSUME, request.getStream()));
+    }
     Located located = locate(request.getStream(), request.getShard());
     if (located.error != null) {
       return done(located.error);
@@ -272,6 +312,23 @@ public final class ClientRequests {
     String address = table.broker(a.leader()).map(BrokerEndpoint::clientAddress).orElse("");
     return Errors.response(0, Errors.notLeader(a.id().stream(), a.id().shard(), a.leader(), address,
         a.leaderEpoch(), table.version()));
+  }
+
+  private boolean isCache(String stream) {
+    AssignmentTable table = registry.table();
+    return table.streams().containsKey(stream) && table.streamConfig(stream).forCache();
+  }
+
+  /** AUTHORIZATION_FAILED for an operation on a stream; nothing was done (a produce was not appended). */
+  public static Response unauthorized(String principal, Operation operation, String stream) {
+    return unauthorized(principal, operation, ResourceType.STREAM, stream);
+  }
+
+  /** AUTHORIZATION_FAILED for an operation on a resource; nothing was done (a write was not appended). */
+  public static Response unauthorized(String principal, Operation operation, ResourceType type, String name) {
+    return Errors.response(0, Errors.notAppended(ErrorCode.AUTHORIZATION_FAILED, "principal '" + principal
+        + "' may not " + operation.wireName() + " " + type.wireName() + " '" + name
+        + "': no ACL allows it; nothing was done"));
   }
 
   private static Response error(ErrorCode code, String message) {

@@ -42,12 +42,14 @@ public final class ProduceForwarder {
     this.settings = settings;
   }
 
-  public CompletableFuture<Response> forward(int leader, ProduceRequest request, Duration grace) {
+  /** @param principal the client's, which the leader authorizes the batch for */
+  public CompletableFuture<Response> forward(int leader, ProduceRequest request, String principal, Duration grace) {
     long id = nextId.incrementAndGet();
     CompletableFuture<Response> reply = new CompletableFuture<>();
     pending.put(id, reply);
     ReplicationFrame frame = ReplicationFrame.newBuilder()
-        .setForwardProduce(ForwardProduce.newBuilder().setForwardId(id).setRequest(request)).build();
+        .setForwardProduce(ForwardProduce.newBuilder().setForwardId(id).setRequest(request)
+            .setPrincipal(principal)).build();
     if (!transport.send(leader, frame)) {
       pending.remove(id);
       reply.complete(Errors.response(0, Errors.notAppended(ErrorCode.TIMEOUT, "cannot reach the leader, broker "

@@ -17,6 +17,8 @@ import io.felix.broker.control.PlacementEvent.MoveStarted;
 import io.felix.broker.control.PlacementEvent.PlacementPaused;
 import io.felix.broker.control.PlacementEvent.PlacementResumed;
 import io.felix.broker.control.PlacementEvent.ProducerIdsAllocated;
+import io.felix.broker.control.PlacementEvent.SecurityChanged;
+import io.felix.broker.security.SecurityState;
 import io.felix.broker.control.PlacementEvent.ShardPlaced;
 import io.felix.broker.control.PlacementEvent.StreamConfigChanged;
 import io.felix.broker.control.PlacementEvent.StreamCreated;
@@ -47,7 +49,8 @@ public record ControlState(
     boolean paused,
     long tableVersion,
     long nextMoveId,
-    long nextProducerId) implements JournalRecord {
+    long nextProducerId,
+    SecurityState security) implements JournalRecord {
 
   /** Finished moves kept in the state (the admin API may show fewer). */
   static final int RECENT_MOVES_KEPT = 100;
@@ -61,6 +64,16 @@ public record ControlState(
     shards = Collections.unmodifiableSortedMap(new TreeMap<>(shards));
     moves = Collections.unmodifiableSortedMap(new TreeMap<>(moves));
     recentMoves = List.copyOf(recentMoves);
+    if (security == null) {
+      security = SecurityState.EMPTY; // snapshots written before security
+    }
+  }
+
+  /** Without users, tokens or ACLs. */
+  public ControlState(Map<Integer, BrokerRecord> brokers, Map<String, StreamRecord> streams,
+      Map<ShardId, ShardAssignment> shards, Map<ShardId, MoveRecord> moves, List<MoveRecord> recentMoves,
+      boolean paused, long tableVersion, long nextMoveId, long nextProducerId) {
+    this(brokers, streams, shards, moves, recentMoves, paused, tableVersion, nextMoveId, nextProducerId, null);
   }
 
   /** A broker as the control plane knows it; {@code zone} is empty for none, {@code maxShards} 0 for no cap. */
@@ -105,6 +118,10 @@ public record ControlState(
   }
 
   public ControlState apply(PlacementEvent event) {
+    if (event instanceof SecurityChanged e) { // the table is unchanged, so its version too
+      return new ControlState(brokers, streams, shards, moves, recentMoves, paused, tableVersion, nextMoveId,
+          nextProducerId, security.apply(e.change()));
+    }
     var brokers = new TreeMap<>(this.brokers);
     var streams = new TreeMap<>(this.streams);
     var shards = new TreeMap<>(this.shards);
@@ -179,7 +196,7 @@ public record ControlState(
     }
     long version = event instanceof TableVersionRaised e ? Math.max(tableVersion, e.heldVersion()) : tableVersion;
     return new ControlState(brokers, streams, shards, moves, recent, paused, version + 1, nextMoveId,
-        nextProducerId);
+        nextProducerId, security);
   }
 
   private static void remember(List<MoveRecord> recent, MoveRecord finished) {

@@ -11,6 +11,8 @@ import io.felix.broker.control.PlacementEvent.MoveCompleted;
 import io.felix.broker.control.PlacementEvent.ShardPlaced;
 import io.felix.broker.control.PlacementEvent.TableVersionRaised;
 import io.felix.broker.metrics.BrokerMetrics;
+import io.felix.broker.security.SecurityEvent;
+import io.felix.broker.security.SecurityHolder;
 import io.felix.broker.shard.NotServingReason;
 import io.felix.broker.shard.ReplicaStatus;
 import io.felix.broker.wire.ControlMessage;
@@ -123,6 +125,10 @@ public final class PlacementController
    */
   public record PeersSuspected(int brokerId, List<Integer> suspected) implements Command, ControlMessage {}
 
+  /** Users, tokens or ACLs (admin API): checked against the state, persisted, pushed to every broker, answered. */
+  public record ChangeSecurity(SecurityEvent change, ActorRef<ControlReply> replyTo)
+      implements Command, ControlMessage {}
+
   private record PlacementTick(PassTrigger trigger) implements Command {}
 
   private record MembershipChanged(ClusterEvent.ClusterDomainEvent event) implements Command {}
@@ -157,6 +163,7 @@ public final class PlacementController
    */
   private int heldTablesAwaited = -1;
   private boolean publishing;
+  private final SecurityPublishing security = new SecurityPublishing();
   private ControlView.LastPass lastPass = ControlView.LastPass.NONE;
 
   /**
@@ -174,6 +181,7 @@ public final class PlacementController
     return Behaviors.setup(context -> Behaviors.withTimers(timers -> {
       ActorRef<Receptionist.Listing> listings = context.messageAdapter(Receptionist.Listing.class, Listed::new);
       context.getSystem().receptionist().tell(Receptionist.subscribe(AssignmentHolder.SERVICE_KEY, listings));
+      context.getSystem().receptionist().tell(Receptionist.subscribe(SecurityHolder.SERVICE_KEY, listings));
       // Adapters are matched by class: a broad one (Object) would also swallow the receptionist's listings.
       ActorRef<ClusterEvent.ClusterDomainEvent> membership =
           context.messageAdapter(ClusterEvent.ClusterDomainEvent.class, MembershipChanged::new);
@@ -262,6 +270,8 @@ public final class PlacementController
             c.shard(), c.to(), clock.millis()), c.replyTo(), null))
         .onCommand(GetView.class, this::onGetView)
         .onCommand(AllocateProducerIds.class, this::onAllocateProducerIds)
+        .onCommand(ChangeSecurity.class, (s, c) -> reply(SecurityDecisions.decide(s.security(), c.change()),
+            c.replyTo(), null))
         .onCommand(ReplicaAnswered.class, this::onReplicaAnswered)
         .onCommand(LeaderNotServing.class, this::onLeaderNotServing)
         .onCommand(PeersSuspected.class, this::onPeersSuspected)
@@ -331,6 +341,7 @@ public final class PlacementController
   }
 
   private void publish(ControlState state) {
+    security.publish(state.security());
     if (!publishing) {
       return;
     }
@@ -414,6 +425,9 @@ public final class PlacementController
   }
 
   private Effect<PlacementEvent, ControlState> onListed(ControlState state, Listed listed) {
+    if (security.listed(listed.listing(), state.security())) {
+      return Effect().none();
+    }
     if (!listed.listing().isForKey(AssignmentHolder.SERVICE_KEY)) {
       probe.listed(listed.listing());
       return Effect().none();

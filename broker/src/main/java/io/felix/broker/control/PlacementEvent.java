@@ -4,6 +4,7 @@ import io.felix.broker.assignment.BrokerEndpoint;
 import io.felix.broker.assignment.ShardAssignment;
 import io.felix.broker.assignment.ShardId;
 import io.felix.broker.assignment.StreamConfig;
+import io.felix.broker.security.SecurityEvent;
 import java.util.List;
 import java.util.UUID;
 
@@ -95,4 +96,7 @@ public sealed interface PlacementEvent extends JournalRecord {
    * producers; none of them is allocated again.
    */
   record ProducerIdsAllocated(int brokerId, long firstId, int count) implements PlacementEvent {}
+
+  /** Users, tokens or ACLs changed (see {@link SecurityEvent}); the assignment table does not. */
+  record SecurityChanged(SecurityEvent change) implements PlacementEvent {}
 }

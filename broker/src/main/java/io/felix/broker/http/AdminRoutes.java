@@ -94,7 +94,7 @@ public final class AdminRoutes extends AllDirectives {
    * JSON, including Pekko's own (unknown path, wrong method, body too large).
    */
   public Route routes() {
-    return mapResponse(JsonErrors::ofResponse, () -> unsealedRoutes().seal());
+    return mapResponse(JsonErrors::ofResponse, () -> new AdminGuard(system, this).guard(this::unsealedRoutes).seal());
   }
 
   private Route unsealedRoutes() {
@@ -142,7 +142,8 @@ public final class AdminRoutes extends AllDirectives {
                     recentMoves)))),
                 post(() -> body(this::startMove)))),
             new GroupRoutes(system, commitOffsets, timeout).route(),
-            new CacheRoutes(this, commitOffsets).routes())));
+            new CacheRoutes(this, commitOffsets).routes(),
+            new SecurityRoutes(system, this).routes())));
   }
 
   private Route ready() {
@@ -355,7 +356,7 @@ public final class AdminRoutes extends AllDirectives {
   }
 
   /** Asks the singleton; done answers {@code success} (with its message, or no body for 204). */
-  private Route command(StatusCode success, Function<ActorRef<ControlReply>, PlacementController.Command> command) {
+  Route command(StatusCode success, Function<ActorRef<ControlReply>, PlacementController.Command> command) {
     return command(success, "", command);
   }
 
@@ -413,7 +414,7 @@ public final class AdminRoutes extends AllDirectives {
     return json(status, AdminJson.error(status.intValue(), message));
   }
 
-  private Route json(StatusCode status, JsonNode body) {
+  Route json(StatusCode status, JsonNode body) {
     if (body == null) {
       return complete(HttpResponse.create().withStatus(status));
     }

@@ -6,6 +6,8 @@ package io.felix.broker.http;
  */
 enum ApiError {
   BAD_REQUEST(400, "bad_request"),
+  UNAUTHORIZED(401, "unauthorized"),
+  FORBIDDEN(403, "forbidden"),
   NOT_FOUND(404, "not_found"),
   METHOD_NOT_ALLOWED(405, "method_not_allowed"),
   CONFLICT(409, "conflict"),

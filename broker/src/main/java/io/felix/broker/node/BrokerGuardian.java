@@ -18,6 +18,8 @@ import io.felix.broker.http.HttpSettings;
 import io.felix.broker.http.LeaderCommitOffsets;
 import io.felix.broker.http.ReplicaStatuses;
 import io.felix.broker.metrics.BrokerMetrics;
+import io.felix.broker.security.BrokerSecurity;
+import io.felix.broker.security.SecurityHolder;
 import io.felix.broker.shard.ReplicaDirectory;
 import java.time.Duration;
 import java.util.Optional;
@@ -94,6 +96,7 @@ final class BrokerGuardian {
     };
     ActorRef<AssignmentHolder.Command> holder = context.spawn(
         AssignmentHolder.create(broker, singleton, control.registerInterval(), applyToReplicas), "assignment-holder");
+    context.spawn(SecurityHolder.create(BrokerSecurity.of(context.getSystem())), "security-holder");
     AdminRoutes routes = new AdminRoutes(context.getSystem(), singleton, holder, http, control,
         new LeaderCommitOffsets(context.getSystem(), control.replicaTimeout()),
         new ReplicaStatuses(context.getSystem(), control.replicaTimeout()));

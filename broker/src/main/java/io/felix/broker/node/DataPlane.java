@@ -21,6 +21,7 @@ import io.felix.broker.config.FileDescriptorCheck;
 import io.felix.broker.shard.ReplicaDirectory;
 import io.felix.broker.shard.ReplicaRegistry;
 import io.felix.broker.replication.ReplicationInbound;
+import io.felix.broker.security.BrokerSecurity;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -76,7 +77,8 @@ public final class DataPlane {
     registry.cache(io.felix.broker.cache.CacheSettings.fromConfig(config));
     AtomicReference<ProduceForwarder> forwarderRef = new AtomicReference<>();
     AtomicReference<ReplicationTransport> transportRef = new AtomicReference<>();
-    ReplicationInbound inbound = new ReplicationInbound(registry, transportRef::get, forwarderRef::get);
+    ReplicationInbound inbound = new ReplicationInbound(registry, transportRef::get, forwarderRef::get,
+        BrokerSecurity.of(system));
     this.transport = TcpReplicationTransport.start(system, broker.id(), replication, inbound, broker.host(),
         broker.replicationPort());
     transportRef.set(transport);
@@ -86,7 +88,7 @@ public final class DataPlane {
         ReplicaDirectory.create(broker.dataDir(), logSettings, flusher, transport, replication, registry,
             broker.quarantineRetention()),
         "replica-directory");
-    this.clientRequests = new ClientRequests(registry, forwarder, listener);
+    this.clientRequests = new ClientRequests(registry, forwarder, listener, BrokerSecurity.of(system));
     this.clientListener = ClientListener.start(system, listener, clientRequests, broker.host(), broker.clientPort(),
         ClientListenerName.INTERNAL);
     this.externalListener = broker.external().map(external -> ClientListener.start(system, listener, clientRequests,

@@ -1,6 +1,10 @@
 package io.felix.broker.replication;
 
+import io.felix.broker.client.ClientRequests;
 import io.felix.broker.client.RecordListCheck;
+import io.felix.broker.security.BrokerSecurity;
+import io.felix.broker.security.Operation;
+import io.felix.broker.security.ResourceType;
 
 import io.felix.broker.shard.ShardRefs;
 
@@ -35,11 +39,13 @@ public final class ReplicationInbound implements ReplicationTransport.Inbound {
   private final ReplicaRegistry registry;
   private final Supplier<ReplicationTransport> transport;
   private final Supplier<ProduceForwarder> forwarder;
+  private final BrokerSecurity security;
 
   /** Suppliers because the transport is built with this router as its inbound handler. */
   public ReplicationInbound(ReplicaRegistry registry, Supplier<ReplicationTransport> transport,
-      Supplier<ProduceForwarder> forwarder) {
+      Supplier<ProduceForwarder> forwarder, BrokerSecurity security) {
     this.registry = registry;
+    this.security = security;
     this.transport = transport;
     this.forwarder = forwarder;
   }
@@ -89,6 +95,11 @@ public final class ReplicationInbound implements ReplicationTransport.Inbound {
       summary = RecordListCheck.scan(forward.getRequest().getRecords());
     } catch (IllegalArgumentException | RecordListCheck.InvalidRecordsException e) {
       reply.complete(Errors.response(0, Errors.notAppended(ErrorCode.INVALID_REQUEST, e.getMessage())));
+      return;
+    }
+    String principal = forward.getPrincipal().isEmpty() ? BrokerSecurity.ANONYMOUS : forward.getPrincipal();
+    if (!security.authorized(principal, ResourceType.STREAM, id.stream(), Operation.PRODUCE)) {
+      reply.complete(ClientRequests.unauthorized(principal, Operation.PRODUCE, id.stream()));
       return;
     }
     Optional<ActorRef<ShardReplica.Command>> replica = registry.replica(id);

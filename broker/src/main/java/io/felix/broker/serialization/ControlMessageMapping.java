@@ -18,7 +18,10 @@ import io.felix.broker.control.ControlState.StreamRecord;
 import io.felix.broker.control.ControlView;
 import io.felix.broker.control.ProducerIdBlock;
 import io.felix.broker.control.PlacementController;
+import io.felix.broker.security.SecurityHolder;
 import io.felix.broker.shard.ReplicaDirectory;
+import io.felix.protocol.control.ChangeSecurityMsg;
+import io.felix.protocol.control.SecurityStateMsg;
 import io.felix.broker.shard.ReplicaRole;
 import io.felix.broker.shard.ReplicaStatus;
 import io.felix.broker.shard.ShardRefs;
@@ -203,7 +206,13 @@ final class ControlMessageMapping {
             p -> new PlacementController.AllocateProducerIds(p.getBrokerId(), ref(p.getReplyTo()))),
         bind("PB", ProducerIdBlock.class,
             m -> ProducerIdBlockMsg.newBuilder().setFirstId(m.firstId()).setCount(m.count()).build(),
-            ProducerIdBlockMsg.parser(), p -> new ProducerIdBlock(p.getFirstId(), p.getCount())));
+            ProducerIdBlockMsg.parser(), p -> new ProducerIdBlock(p.getFirstId(), p.getCount())),
+        bind("ZC", PlacementController.ChangeSecurity.class, m -> ChangeSecurityMsg.newBuilder()
+                .setChange(SecurityMessages.change(m.change())).setReplyTo(ref(m.replyTo())).build(),
+            ChangeSecurityMsg.parser(),
+            p -> new PlacementController.ChangeSecurity(SecurityMessages.change(p.getChange()), ref(p.getReplyTo()))),
+        bind("ZP", SecurityHolder.Publish.class, m -> SecurityMessages.state(m.state()), SecurityStateMsg.parser(),
+            p -> new SecurityHolder.Publish(SecurityMessages.state(p))));
     // toMap refuses a second binding of a type or a manifest.
     this.byType = bindings.stream().collect(Collectors.toUnmodifiableMap(Binding::type, b -> b));
     this.byManifest = bindings.stream().collect(Collectors.toUnmodifiableMap(Binding::manifest, b -> b));
@@ -402,6 +411,7 @@ final class ControlMessageMapping {
     s.shards().values().forEach(a -> b.addShards(assignment(a)));
     s.moves().values().forEach(r -> b.addMoves(move(r)));
     s.recentMoves().forEach(r -> b.addRecentMoves(move(r)));
+    b.setSecurity(SecurityMessages.state(s.security()));
     return b.build();
   }
 
@@ -424,7 +434,7 @@ final class ControlMessageMapping {
     });
     List<MoveRecord> recent = m.getRecentMovesList().stream().map(ControlMessageMapping::move).toList();
     return new ControlState(brokers, streams, shards, moves, recent, m.getPaused(), m.getTableVersion(),
-        m.getNextMoveId(), m.getNextProducerId());
+        m.getNextMoveId(), m.getNextProducerId(), SecurityMessages.state(m.getSecurity()));
   }
 
   private static MoveRecordMsg move(MoveRecord r) {

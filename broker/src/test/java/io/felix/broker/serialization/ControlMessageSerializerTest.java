@@ -37,6 +37,12 @@ import io.felix.broker.control.PlacementEvent.ShardPlaced;
 import io.felix.broker.control.PlacementEvent.StreamCreated;
 import io.felix.broker.control.PlacementEvent.StreamDeleted;
 import io.felix.broker.node.NodeConfig;
+import io.felix.broker.security.AclEntry;
+import io.felix.broker.security.Operation;
+import io.felix.broker.security.ResourceType;
+import io.felix.broker.security.SecurityEvent;
+import io.felix.broker.security.SecurityHolder;
+import io.felix.protocol.scram.ScramCredential;
 import io.felix.broker.shard.ReplicaDirectory;
 import io.felix.broker.shard.NotServingReason;
 import io.felix.broker.shard.ReplicaRole;
@@ -77,6 +83,10 @@ class ControlMessageSerializerTest {
   private static final BrokerEndpoint BROKER_2 = new BrokerEndpoint(2, "10.0.0.2", 7170, 7171, 8180);
   private static final BrokerEndpoint BROKER_3 = new BrokerEndpoint(3, "h3", 1, 2, 3, "h3.example", "localhost", 29093);
 
+  private static final ScramCredential PENCIL =
+      new ScramCredential("W22ZaJ0SNY7soEsUEjb6gQ==", 4096, "c3RvcmVk", "c2VydmVy");
+  private static final AclEntry ALICE_PRODUCES = new AclEntry("alice", ResourceType.STREAM, "orders", Operation.PRODUCE);
+
   /** Every kind of event, so the state has draining brokers, moves in flight and both kinds of finished moves. */
   private static final List<PlacementEvent> EVENTS = List.of(
       new BrokerJoined(1, "zone-a", 0, BROKER_1),
@@ -111,7 +121,16 @@ class ControlMessageSerializerTest {
       new PlacementEvent.ProducerIdsAllocated(2, 0, 1000),
       new PlacementEvent.ProducerIdsAllocated(1, 1000, 1000),
       new StreamCreated("sessions", 3, 3, java.util.UUID.fromString("6f1e4a8b-2c3d-4e5f-8a9b-0c1d2e3f4a5b"),
-          new StreamConfig(-1L, -1L, null, new io.felix.broker.assignment.CacheConfig(60_000))));
+          new StreamConfig(-1L, -1L, null, new io.felix.broker.assignment.CacheConfig(60_000))),
+      new PlacementEvent.SecurityChanged(new SecurityEvent.UserCredentialSet("alice", PENCIL)),
+      new PlacementEvent.SecurityChanged(new SecurityEvent.UserCredentialSet("bob", PENCIL)),
+      new PlacementEvent.SecurityChanged(new SecurityEvent.AclAdded(ALICE_PRODUCES)),
+      new PlacementEvent.SecurityChanged(new SecurityEvent.AclAdded(
+          new AclEntry("bob", ResourceType.CLUSTER, "ignored", Operation.ADMIN))),
+      new PlacementEvent.SecurityChanged(new SecurityEvent.AclRemoved(
+          new AclEntry("bob", ResourceType.CLUSTER, "cluster", Operation.ADMIN))),
+      new PlacementEvent.SecurityChanged(new SecurityEvent.TokenIssued("alice", "aGFzaA==")),
+      new PlacementEvent.SecurityChanged(new SecurityEvent.UserDeleted("bob")));
 
   @AfterAll
   static void stop() {
@@ -161,6 +180,12 @@ class ControlMessageSerializerTest {
         new ProducerIdBlock(1000, 1000),
         new PlacementController.LeaderNotServing(ORDERS_0, 1, 4, NotServingReason.EPOCH_HELD_BEFORE_RESTART),
         new PlacementController.PeersSuspected(2, List.of(0, 1)),
+        new PlacementController.ChangeSecurity(new SecurityEvent.UserCredentialSet("carol", PENCIL), replyTo),
+        new PlacementController.ChangeSecurity(new SecurityEvent.UserDeleted("carol"), replyTo),
+        new PlacementController.ChangeSecurity(new SecurityEvent.AclAdded(ALICE_PRODUCES), replyTo),
+        new PlacementController.ChangeSecurity(new SecurityEvent.AclRemoved(ALICE_PRODUCES), replyTo),
+        new PlacementController.ChangeSecurity(new SecurityEvent.TokenIssued("carol", "aGFzaA=="), replyTo),
+        new SecurityHolder.Publish(state.security()),
         new ControlReply.Done("stream 'orders' created with 12 shards"),
         new ControlReply.Rejected(ControlReply.Refusal.INVALID, "shards: must be 1..10000, got 0"),
         new ControlReply.Rejected(ControlReply.Refusal.NOT_FOUND, "broker 9 is not known"),

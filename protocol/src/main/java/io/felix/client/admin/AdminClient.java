@@ -36,9 +36,20 @@ public final class AdminClient {
   private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(CONNECT_TIMEOUT).build();
 
   private final String base;
+  private final String token;
 
   public AdminClient(String host, int port) {
-    this.base = "http://" + host + ":" + port;
+    this("http://" + host + ":" + port, null);
+  }
+
+  private AdminClient(String base, String token) {
+    this.base = base;
+    this.token = token;
+  }
+
+  /** This client sending {@code Authorization: Bearer token} (felix.security.admin-authentication); null: none. */
+  public AdminClient withToken(String token) {
+    return new AdminClient(base, token == null || token.isEmpty() ? null : token);
   }
 
   /** The admin API of a broker on this machine. */
@@ -100,7 +111,8 @@ public final class AdminClient {
   }
 
   private HttpRequest.Builder request(String path) {
-    return HttpRequest.newBuilder(URI.create(base + path)).timeout(REQUEST_TIMEOUT);
+    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path)).timeout(REQUEST_TIMEOUT);
+    return token == null ? request : request.header("Authorization", "Bearer " + token);
   }
 
   private static Reply send(HttpRequest.Builder request) throws IOException, InterruptedException {

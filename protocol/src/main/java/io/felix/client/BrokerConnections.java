@@ -45,7 +45,7 @@ final class BrokerConnections implements AutoCloseable {
     }
     CompletableFuture<Connection> opening = CompletableFuture.supplyAsync(() -> {
       try {
-        return Connection.open(address, settings.connectTimeout(), codec,
+        return Connection.open(address, settings.connectTimeout(), settings.tls(), codec,
             settings.maxInFlightPerConnection(), timer);
       } catch (IOException e) {
         throw FelixException.connectionFailed("cannot connect to " + address + ": " + e.getMessage(), false);

@@ -43,6 +43,9 @@ import java.util.List;
  *     re-sent one with its original offset, so every failure (ambiguous ones too) is retried within the delivery
  *     timeout without duplicates, and records of a shard keep their order with up to
  *     {@value #MAX_IN_FLIGHT_BATCHES_IDEMPOTENT} batches in flight. Off: the rules of retryAmbiguousErrors.
+ * @param tls null (default): plaintext; else every connection speaks TLS with this context and checks that the
+ *     broker's certificate names the host it dialled (build one with
+ *     {@link io.felix.protocol.tls.TlsFiles#clientContext})
  */
 public record ClientSettings(
     List<HostPort> bootstrap,
@@ -63,7 +66,8 @@ public record ClientSettings(
     Duration connectTimeout,
     int maxFrameBytes,
     int plainModeFailoverAfter,
-    boolean idempotence) {
+    boolean idempotence,
+    javax.net.ssl.SSLContext tls) {
 
   /** Room kept in a frame for the produce request around its records (stream name, shard, acks, tags). */
   public static final int REQUEST_OVERHEAD_BYTES = 4096;
@@ -109,6 +113,7 @@ public record ClientSettings(
     private int maxFrameBytes = FrameCodec.DEFAULT_MAX_FRAME_BYTES;
     private int plainModeFailoverAfter = 2;
     private boolean idempotence = true;
+    private javax.net.ssl.SSLContext tls;
 
     private Builder(List<HostPort> bootstrap) {
       this.bootstrap = bootstrap == null ? List.of() : List.copyOf(bootstrap);
@@ -132,6 +137,7 @@ public record ClientSettings(
     public Builder maxFrameBytes(int v) { maxFrameBytes = v; return this; }
     public Builder plainModeFailoverAfter(int v) { plainModeFailoverAfter = v; return this; }
     public Builder idempotence(boolean v) { idempotence = v; return this; }
+    public Builder tls(javax.net.ssl.SSLContext v) { tls = v; return this; }
 
     public ClientSettings build() {
       if (bootstrap.isEmpty()) {
@@ -166,7 +172,7 @@ public record ClientSettings(
       return new ClientSettings(bootstrap, mode, acks, linger, batchSizeBytes, maxInFlightPerConnection,
           maxInFlightBatchesPerShard, requestTimeout, ackTimeout, retries, retryBackoff, retryBackoffMax,
           deliveryTimeout, retryAmbiguousErrors, metadataMaxAge, connectTimeout, maxFrameBytes,
-          plainModeFailoverAfter, idempotence);
+          plainModeFailoverAfter, idempotence, tls);
     }
 
     private static void require(boolean ok, String message) {

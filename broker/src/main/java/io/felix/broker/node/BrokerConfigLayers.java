@@ -37,7 +37,8 @@ public final class BrokerConfigLayers {
     FELIX_JOURNAL_PASSWORD("felix.persistence.password"),
     FELIX_PLACEMENT_STRATEGY("felix.control.strategy"),
     FELIX_ADVERTISED_HOST("felix.broker.advertised-host"),
-    FELIX_ADVERTISED_CLIENT_PORT("felix.broker.advertised-client-port");
+    FELIX_ADVERTISED_CLIENT_PORT("felix.broker.advertised-client-port"),
+    FELIX_CLUSTER_SECRET("felix.replication.cluster-secret");
 
     private final String key;
 

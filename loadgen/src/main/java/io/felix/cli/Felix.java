@@ -33,6 +33,7 @@ import picocli.CommandLine.Command;
         ConsumeCommand.class,
         BenchCommand.class,
         ChaosCommand.class,
+        CertsCommand.class,
         AutoComplete.GenerateCompletion.class})
 public final class Felix {
 

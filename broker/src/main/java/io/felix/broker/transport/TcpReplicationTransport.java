@@ -277,10 +277,10 @@ public final class TcpReplicationTransport implements ReplicationTransport {
     queueReady.complete(mat.second());
     mat.first().whenComplete((done, failure) -> {
       int id = peer.get();
-      if (id < 0 && failure != null) {
+      if (id < 0 && (failure != null || auth.usesSecret() || auth.tls().enabled())) {
         // A refused peer (an unknown certificate, no or a wrong proof, a plaintext dialler under TLS): one line.
         log.warn("broker {}: refused a replication connection from {}: {}", selfId, connection.remoteAddress(),
-            failure.getMessage());
+            failure != null ? failure.getMessage() : "it did not authenticate before the connection ended");
       }
       if (id >= 0) {
         suspicion.ended(id);

@@ -36,9 +36,16 @@ public final class AdminClient {
   private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(CONNECT_TIMEOUT).build();
 
   private final String base;
+  private final HttpClient http;
 
   public AdminClient(String host, int port) {
-    this.base = "http://" + host + ":" + port;
+    this(host, port, null);
+  }
+
+  /** A client of an admin API served over HTTPS ({@code tls} trusts its CA), or plain HTTP when tls is null. */
+  public AdminClient(String host, int port, javax.net.ssl.SSLContext tls) {
+    this.base = (tls == null ? "http://" : "https://") + host + ":" + port;
+    this.http = tls == null ? HTTP : HttpClient.newBuilder().connectTimeout(CONNECT_TIMEOUT).sslContext(tls).build();
   }
 
   /** The admin API of a broker on this machine. */
@@ -46,7 +53,7 @@ public final class AdminClient {
     return new AdminClient("127.0.0.1", port);
   }
 
-  /** {@code http://HOST:PORT}. */
+  /** {@code http://HOST:PORT}, or https. */
   public String base() {
     return base;
   }
@@ -103,8 +110,8 @@ public final class AdminClient {
     return HttpRequest.newBuilder(URI.create(base + path)).timeout(REQUEST_TIMEOUT);
   }
 
-  private static Reply send(HttpRequest.Builder request) throws IOException, InterruptedException {
-    HttpResponse<String> r = HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+  private Reply send(HttpRequest.Builder request) throws IOException, InterruptedException {
+    HttpResponse<String> r = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
     return new Reply(r.statusCode(), r.body());
   }
 }

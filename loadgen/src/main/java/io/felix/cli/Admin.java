@@ -15,9 +15,12 @@ public final class Admin {
   static final ObjectMapper JSON = new ObjectMapper();
 
   private final List<HostPort> brokers;
+  private final javax.net.ssl.SSLContext tls;
 
-  Admin(List<HostPort> brokers) {
+  /** @param tls null: plain HTTP; else HTTPS trusting that context's CA */
+  Admin(List<HostPort> brokers, javax.net.ssl.SSLContext tls) {
     this.brokers = brokers;
+    this.tls = tls;
   }
 
   /** The parsed body of a 2xx answer to GET path. */
@@ -39,7 +42,7 @@ public final class Admin {
       throws CommandFailure, InterruptedException {
     IOException last = null;
     for (HostPort broker : brokers) {
-      AdminClient client = new AdminClient(broker.host(), broker.port());
+      AdminClient client = new AdminClient(broker.host(), broker.port(), tls);
       try {
         AdminClient.Reply reply = switch (method) {
           case "GET" -> client.get(path);

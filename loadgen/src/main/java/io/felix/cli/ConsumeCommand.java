@@ -117,6 +117,6 @@ final class ConsumeCommand implements Callable<Integer> {
   }
 
   FelixClient client() {
-    return new FelixClient(ClientSettings.builder(endpoints.bootstrap()).mode(mode).build());
+    return new FelixClient(ClientSettings.builder(endpoints.bootstrap()).mode(mode).tls(endpoints.tls()).build());
   }
 }

@@ -16,7 +16,9 @@ import picocli.CommandLine.Spec;
  * Where a command finds the cluster: {@code --admin} (admin HTTP API) and {@code --bootstrap} (client port), else
  * the environment variables FELIX_ADMIN and FELIX_BOOTSTRAP, else the profile file (FELIX_PROFILE, default
  * {@code ~/.felix/profile}: a properties file with {@code admin=} and {@code bootstrap=}), else broker 0 of
- * {@code bin/felix local up} (127.0.0.1:18080 and 127.0.0.1:19090).
+ * {@code bin/felix local up} (127.0.0.1:18080 and 127.0.0.1:19090). The same order finds the CA of a cluster under
+ * felix.tls ({@code --tls-ca}, FELIX_TLS_CA, {@code tls-ca=}); with one, the admin API is called over HTTPS and
+ * the client ports over TLS.
  */
 public final class Endpoints {
   static final String DEFAULT_ADMIN = "127.0.0.1:18080";
@@ -35,6 +37,11 @@ public final class Endpoints {
           + DEFAULT_BOOTSTRAP + ")")
   String bootstrap;
 
+  @Option(names = "--tls-ca", paramLabel = "FILE",
+      description = "PEM CA certificate of a cluster under TLS: talk HTTPS and TLS, trusting it (default: "
+          + "FELIX_TLS_CA, the profile file's tls-ca; none: plaintext)")
+  String tlsCa;
+
   /** The admin addresses, first match of flag, environment, profile, default. */
   public List<HostPort> admin() {
     return parse("--admin", resolve(admin, "FELIX_ADMIN", "admin", DEFAULT_ADMIN));
@@ -47,7 +54,20 @@ public final class Endpoints {
 
   /** A client of the admin API at the resolved addresses. */
   public Admin adminClient() {
-    return new Admin(admin());
+    return new Admin(admin(), tls());
+  }
+
+  /** The TLS context trusting the resolved CA file, or null (plaintext) when none is given. */
+  public javax.net.ssl.SSLContext tls() {
+    String ca = resolve(tlsCa, "FELIX_TLS_CA", "tls-ca", "");
+    if (ca.isBlank()) {
+      return null;
+    }
+    try {
+      return io.felix.protocol.tls.TlsFiles.clientContext(Path.of(ca), null, null);
+    } catch (IllegalArgumentException e) {
+      throw Ranges.usage(spec, "--tls-ca: " + e.getMessage());
+    }
   }
 
   private String resolve(String flag, String variable, String profileKey, String fallback) {

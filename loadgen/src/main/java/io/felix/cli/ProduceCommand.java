@@ -163,7 +163,8 @@ final class ProduceCommand implements Callable<Integer> {
         load.linger,
         Ranges.within(spec, "--batch-size", load.batchSize, 1, 4 * 1024 * 1024),
         Ranges.within(spec, "--max-outstanding", load.maxOutstanding, 1, 10_000_000),
-        !noIdempotence);
+        !noIdempotence,
+        endpoints.tls());
   }
 
   private int console() throws CommandFailure, InterruptedException, IOException {
@@ -176,7 +177,7 @@ final class ProduceCommand implements Callable<Integer> {
     AtomicReference<String> firstFailure = new AtomicReference<>();
     Semaphore outstanding = new Semaphore(CONSOLE_OUTSTANDING);
     long sent = 0;
-    try (FelixClient client = new FelixClient(ClientSettings.builder(endpoints.bootstrap()).mode(mode).acks(acks)
+    try (FelixClient client = new FelixClient(ClientSettings.builder(endpoints.bootstrap()).mode(mode).acks(acks).tls(endpoints.tls())
         .idempotence(!noIdempotence).build())) {
       String problem = StreamCheck.problem(client, stream);
       if (problem != null) {

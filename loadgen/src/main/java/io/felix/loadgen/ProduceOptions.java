@@ -33,5 +33,6 @@ public record ProduceOptions(
     Duration linger,
     int batchSizeBytes,
     int maxOutstanding,
-    boolean idempotence) {
+    boolean idempotence,
+    javax.net.ssl.SSLContext tls) {
 }

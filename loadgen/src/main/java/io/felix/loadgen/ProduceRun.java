@@ -62,7 +62,7 @@ public final class ProduceRun {
   public static ProduceRun steady(List<HostPort> bootstrap, String stream, long rate, int producers) {
     ProduceOptions options = new ProduceOptions(bootstrap, stream, ClientMode.CLUSTER, 256, rate,
         Duration.ofDays(365), 0, producers, Acks.QUORUM, 0, null, Duration.ofMillis(5), 256 * 1024, 10_000,
-        true);
+        true, null);
     return new ProduceRun(options, new PrintStream(OutputStream.nullOutputStream()));
   }
 
@@ -104,6 +104,7 @@ public final class ProduceRun {
         .linger(options.linger())
         .batchSizeBytes(options.batchSizeBytes())
         .idempotence(options.idempotence())
+        .tls(options.tls())
         .build();
     client = new FelixClient(settings);
     String problem = StreamCheck.problem(client, options.stream());

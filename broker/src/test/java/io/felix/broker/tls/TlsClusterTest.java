@@ -43,7 +43,9 @@ import org.junit.jupiter.api.io.TempDir;
  * and one with a certificate of the right CA claiming another broker's id, are refused; the cluster serves on.
  */
 @Tag("cluster")
-@Timeout(value = 2, unit = TimeUnit.MINUTES)
+// Measured 72 s, then over 120 s (the old 2 min bound), at load average 17-34 on 2 cores; most of it is three
+// ActorSystems starting. Not yet measured on a quiet host.
+@Timeout(value = 4, unit = TimeUnit.MINUTES)
 class TlsClusterTest {
   private static final String STREAM = "secure";
   private static final char[] P12_PASSWORD = "felix".toCharArray();
@@ -65,6 +67,8 @@ class TlsClusterTest {
     Map<String, Object> overrides = new HashMap<>();
     overrides.put("felix.tls.enabled", "on");
     overrides.put("felix.tls.ca-file", certs.resolve("ca.crt").toString());
+    // No broker is lost in this test: a loaded host (slow TLS handshakes, long GC) must not get one downed.
+    overrides.put("felix.cluster.acceptable-heartbeat-pause", "20s");
     try (BrokerCluster cluster = new BrokerCluster(overrides)) {
       for (int id = 0; id < 3; id++) {
         if (id == 2) { // one broker reads its key from PKCS12, the others from PEM

@@ -45,7 +45,9 @@ public final class AdminClient {
   /** A client of an admin API served over HTTPS ({@code tls} trusts its CA), or plain HTTP when tls is null. */
   public AdminClient(String host, int port, javax.net.ssl.SSLContext tls) {
     this.base = (tls == null ? "http://" : "https://") + host + ":" + port;
-    this.http = tls == null ? HTTP : HttpClient.newBuilder().connectTimeout(CONNECT_TIMEOUT).sslContext(tls).build();
+    // The connect timeout covers the TLS handshake too, which a loaded broker can take seconds to finish.
+    this.http = tls == null ? HTTP
+        : HttpClient.newBuilder().connectTimeout(CONNECT_TIMEOUT.multipliedBy(5)).sslContext(tls).build();
   }
 
   /** The admin API of a broker on this machine. */

@@ -43,8 +43,8 @@ import org.junit.jupiter.api.io.TempDir;
  * and one with a certificate of the right CA claiming another broker's id, are refused; the cluster serves on.
  */
 @Tag("cluster")
-// Measured 72 s, then over 120 s (the old 2 min bound), at load average 17-34 on 2 cores; most of it is three
-// ActorSystems starting. Not yet measured on a quiet host.
+// 36 s and 72 s at load average 12-25 on 2 cores; at 30-34 runs failed before the last two settings (an Artery
+// handshake timeout downed a broker; an HTTPS connect took over 2 s). Most of the time is three ActorSystems starting.
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
 class TlsClusterTest {
   private static final String STREAM = "secure";

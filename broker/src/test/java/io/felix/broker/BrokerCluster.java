@@ -47,6 +47,14 @@ public final class BrokerCluster implements AutoCloseable {
     }
   }
 
+  /** The TLS context of the admin calls and {@link #client()} when the brokers run felix.tls; null = plaintext. */
+  private javax.net.ssl.SSLContext clientTls;
+
+  /** Makes the admin calls and {@link #client()} speak TLS with {@code tls} (brokers under felix.tls). */
+  public void clientTls(javax.net.ssl.SSLContext tls) {
+    this.clientTls = tls;
+  }
+
   public BrokerCluster(Map<String, Object> overrides) {
     this.overrides = new HashMap<>(overrides);
     try {
@@ -151,7 +159,7 @@ public final class BrokerCluster implements AutoCloseable {
 
   private Reply send(BrokerNode via, AdminCall call) {
     try {
-      AdminClient.Reply reply = call.on(AdminClient.local(via.adminPort()));
+      AdminClient.Reply reply = call.on(new AdminClient("127.0.0.1", via.adminPort(), clientTls));
       return new Reply(reply.status(), reply.body());
     } catch (IOException | InterruptedException e) {
       throw new AssertionError("HTTP to broker " + via.id() + " failed: " + e, e);
@@ -181,6 +189,7 @@ public final class BrokerCluster implements AutoCloseable {
         .requestTimeout(Duration.ofSeconds(5))
         .ackTimeout(Duration.ofSeconds(3))
         .deliveryTimeout(Duration.ofSeconds(60))
+        .tls(clientTls)
         .build());
   }
 

@@ -16,11 +16,16 @@ public final class Admin {
 
   private final List<HostPort> brokers;
   private final String token;
+  private final javax.net.ssl.SSLContext tls;
 
-  /** @param token the admin API bearer token, null for none */
-  Admin(List<HostPort> brokers, String token) {
+  /**
+   * @param token the admin API bearer token, null for none
+   * @param tls null: plain HTTP; else HTTPS trusting that context's CA
+   */
+  Admin(List<HostPort> brokers, String token, javax.net.ssl.SSLContext tls) {
     this.brokers = brokers;
     this.token = token;
+    this.tls = tls;
   }
 
   /** The parsed body of a 2xx answer to GET path. */
@@ -47,7 +52,7 @@ public final class Admin {
       throws CommandFailure, InterruptedException {
     IOException last = null;
     for (HostPort broker : brokers) {
-      AdminClient client = new AdminClient(broker.host(), broker.port()).withToken(token);
+      AdminClient client = new AdminClient(broker.host(), broker.port(), tls).withToken(token);
       try {
         AdminClient.Reply reply = switch (method) {
           case "GET" -> client.get(path);

@@ -123,6 +123,6 @@ final class ConsumeCommand implements Callable<Integer> {
 
   FelixClient client() {
     return new FelixClient(ClientSettings.builder(endpoints.bootstrap()).mode(mode)
-        .credentials(endpoints.credentials()).build());
+        .credentials(endpoints.credentials()).tls(endpoints.tls()).build());
   }
 }

@@ -17,7 +17,9 @@ import picocli.CommandLine.Spec;
  * Where a command finds the cluster: {@code --admin} (admin HTTP API) and {@code --bootstrap} (client port), else
  * the environment variables FELIX_ADMIN and FELIX_BOOTSTRAP, else the profile file (FELIX_PROFILE, default
  * {@code ~/.felix/profile}: a properties file with {@code admin=} and {@code bootstrap=}), else broker 0 of
- * {@code bin/felix local up} (127.0.0.1:18080 and 127.0.0.1:19090).
+ * {@code bin/felix local up} (127.0.0.1:18080 and 127.0.0.1:19090). The same order finds the CA of a cluster under
+ * felix.tls ({@code --tls-ca}, FELIX_TLS_CA, {@code tls-ca=}); with one, the admin API is called over HTTPS and
+ * the client ports over TLS.
  */
 public final class Endpoints {
   static final String DEFAULT_ADMIN = "127.0.0.1:18080";
@@ -50,6 +52,10 @@ public final class Endpoints {
       description = "the user's password (default: FELIX_PASSWORD, which other users of the machine cannot see in "
           + "the process list, unlike this option)")
   String password;
+  @Option(names = "--tls-ca", paramLabel = "FILE",
+      description = "PEM CA certificate of a cluster under TLS: talk HTTPS and TLS, trusting it (default: "
+          + "FELIX_TLS_CA, the profile file's tls-ca; none: plaintext)")
+  String tlsCa;
 
   /** The admin addresses, first match of flag, environment, profile, default. */
   public List<HostPort> admin() {
@@ -63,7 +69,7 @@ public final class Endpoints {
 
   /** A client of the admin API at the resolved addresses. */
   public Admin adminClient() {
-    return new Admin(admin(), fromFlagOrEnv(token, "FELIX_TOKEN"));
+    return new Admin(admin(), fromFlagOrEnv(token, "FELIX_TOKEN"), tls());
   }
 
   /** The client port's credentials (--user/--password, else FELIX_USER/FELIX_PASSWORD), null for none. */
@@ -79,12 +85,22 @@ public final class Endpoints {
     return new ClientCredentials(name, secret);
   }
 
+  /** The flag, else the environment variable (never the profile file: secrets stay out of it); null for neither. */
   private String fromFlagOrEnv(String flag, String variable) {
-    if (flag != null && !flag.isBlank()) {
-      return flag;
+    return resolve(flag, variable, null, null);
+  }
+
+  /** The TLS context trusting the resolved CA file, or null (plaintext) when none is given. */
+  public javax.net.ssl.SSLContext tls() {
+    String ca = resolve(tlsCa, "FELIX_TLS_CA", "tls-ca", "");
+    if (ca.isBlank()) {
+      return null;
     }
-    String fromEnv = Felix.of(spec).environment().get(variable);
-    return fromEnv == null || fromEnv.isBlank() ? null : fromEnv;
+    try {
+      return io.felix.protocol.tls.TlsFiles.clientContext(Path.of(ca), null, null);
+    } catch (IllegalArgumentException e) {
+      throw Ranges.usage(spec, "--tls-ca: " + e.getMessage());
+    }
   }
 
   private String resolve(String flag, String variable, String profileKey, String fallback) {
@@ -95,6 +111,9 @@ public final class Endpoints {
     String fromEnv = env.get(variable);
     if (fromEnv != null && !fromEnv.isBlank()) {
       return fromEnv;
+    }
+    if (profileKey == null) {
+      return fallback;
     }
     String fromProfile = profile(env).getProperty(profileKey);
     return fromProfile != null && !fromProfile.isBlank() ? fromProfile.trim() : fallback;

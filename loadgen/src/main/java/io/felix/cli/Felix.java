@@ -37,6 +37,7 @@ import picocli.CommandLine.Command;
         CacheCommand.class,
         UserCommand.class,
         AclCommand.class,
+        CertsCommand.class,
         AutoComplete.GenerateCompletion.class})
 public final class Felix {
 

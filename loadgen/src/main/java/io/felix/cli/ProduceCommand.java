@@ -164,7 +164,7 @@ final class ProduceCommand implements Callable<Integer> {
         Ranges.within(spec, "--batch-size", load.batchSize, 1, 4 * 1024 * 1024),
         Ranges.within(spec, "--max-outstanding", load.maxOutstanding, 1, 10_000_000),
         !noIdempotence,
-        endpoints.credentials());
+        endpoints.credentials(), endpoints.tls());
   }
 
   private int console() throws CommandFailure, InterruptedException, IOException {
@@ -178,7 +178,7 @@ final class ProduceCommand implements Callable<Integer> {
     Semaphore outstanding = new Semaphore(CONSOLE_OUTSTANDING);
     long sent = 0;
     try (FelixClient client = new FelixClient(ClientSettings.builder(endpoints.bootstrap()).mode(mode).acks(acks)
-        .idempotence(!noIdempotence).credentials(endpoints.credentials()).build())) {
+        .idempotence(!noIdempotence).credentials(endpoints.credentials()).tls(endpoints.tls()).build())) {
       String problem = StreamCheck.problem(client, stream);
       if (problem != null) {
         throw new CommandFailure(problem);

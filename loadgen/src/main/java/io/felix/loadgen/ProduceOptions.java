@@ -19,6 +19,7 @@ import java.util.List;
  * @param idempotence the client's idempotent producer (default on; {@code --no-idempotence} turns it off, and
  *     ambiguous failures then fail their records as uncertain instead of being retried)
  * @param credentials SCRAM-SHA-256 user and password (--user, --password or FELIX_PASSWORD); null: none
+ * @param tls the TLS context trusting the cluster CA (--tls-ca); null: plaintext
  */
 public record ProduceOptions(
     List<HostPort> bootstrap,
@@ -36,13 +37,14 @@ public record ProduceOptions(
     int batchSizeBytes,
     int maxOutstanding,
     boolean idempotence,
-    ClientCredentials credentials) {
+    ClientCredentials credentials,
+    javax.net.ssl.SSLContext tls) {
 
-  /** Without authentication. */
+  /** Without authentication, in plaintext. */
   public ProduceOptions(List<HostPort> bootstrap, String stream, ClientMode mode, int recordSize, long rate,
       Duration duration, long records, int producers, Acks acks, long keySpace, Path json, Duration linger,
       int batchSizeBytes, int maxOutstanding, boolean idempotence) {
     this(bootstrap, stream, mode, recordSize, rate, duration, records, producers, acks, keySpace, json, linger,
-        batchSizeBytes, maxOutstanding, idempotence, null);
+        batchSizeBytes, maxOutstanding, idempotence, null, null);
   }
 }

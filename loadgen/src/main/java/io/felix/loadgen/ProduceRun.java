@@ -105,6 +105,7 @@ public final class ProduceRun {
         .batchSizeBytes(options.batchSizeBytes())
         .idempotence(options.idempotence())
         .credentials(options.credentials())
+        .tls(options.tls())
         .build();
     client = new FelixClient(settings);
     String problem = StreamCheck.problem(client, options.stream());

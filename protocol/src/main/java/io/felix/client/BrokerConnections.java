@@ -45,7 +45,7 @@ final class BrokerConnections implements AutoCloseable {
     }
     CompletableFuture<Connection> opening = CompletableFuture.supplyAsync(() -> {
       try {
-        Connection connection = Connection.open(address, settings.connectTimeout(), codec,
+        Connection connection = Connection.open(address, settings.connectTimeout(), settings.tls(), codec,
             settings.maxInFlightPerConnection(), timer);
         if (settings.credentials() != null) {
           ScramHandshake.run(connection, settings.credentials(), settings.requestTimeout());

@@ -45,6 +45,9 @@ import java.util.List;
  *     {@value #MAX_IN_FLIGHT_BATCHES_IDEMPOTENT} batches in flight. Off: the rules of retryAmbiguousErrors.
  * @param credentials user name and password for SASL/SCRAM-SHA-256, run on every new connection before any other
  *     request (default none: for brokers with felix.security.client-authentication off)
+ * @param tls null (default): plaintext; else every connection speaks TLS with this context and checks that the
+ *     broker's certificate names the host it dialled (build one with
+ *     {@link io.felix.protocol.tls.TlsFiles#clientContext})
  */
 public record ClientSettings(
     List<HostPort> bootstrap,
@@ -66,7 +69,8 @@ public record ClientSettings(
     int maxFrameBytes,
     int plainModeFailoverAfter,
     boolean idempotence,
-    ClientCredentials credentials) {
+    ClientCredentials credentials,
+    javax.net.ssl.SSLContext tls) {
 
   /** Room kept in a frame for the produce request around its records (stream name, shard, acks, tags). */
   public static final int REQUEST_OVERHEAD_BYTES = 4096;
@@ -113,6 +117,7 @@ public record ClientSettings(
     private int plainModeFailoverAfter = 2;
     private boolean idempotence = true;
     private ClientCredentials credentials;
+    private javax.net.ssl.SSLContext tls;
 
     private Builder(List<HostPort> bootstrap) {
       this.bootstrap = bootstrap == null ? List.of() : List.copyOf(bootstrap);
@@ -142,6 +147,7 @@ public record ClientSettings(
     }
     /** null: no authentication. */
     public Builder credentials(ClientCredentials v) { credentials = v; return this; }
+    public Builder tls(javax.net.ssl.SSLContext v) { tls = v; return this; }
 
     public ClientSettings build() {
       if (bootstrap.isEmpty()) {
@@ -176,7 +182,7 @@ public record ClientSettings(
       return new ClientSettings(bootstrap, mode, acks, linger, batchSizeBytes, maxInFlightPerConnection,
           maxInFlightBatchesPerShard, requestTimeout, ackTimeout, retries, retryBackoff, retryBackoffMax,
           deliveryTimeout, retryAmbiguousErrors, metadataMaxAge, connectTimeout, maxFrameBytes,
-          plainModeFailoverAfter, idempotence, credentials);
+          plainModeFailoverAfter, idempotence, credentials, tls);
     }
 
     private static void require(boolean ok, String message) {

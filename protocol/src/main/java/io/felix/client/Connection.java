@@ -1,6 +1,7 @@
 package io.felix.client;
 
 import io.felix.protocol.FrameCodec;
+import io.felix.protocol.Errors;
 import io.felix.protocol.FrameException;
 import io.felix.protocol.client.Request;
 import io.felix.protocol.client.Response;
@@ -11,6 +12,9 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSocket;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -73,13 +77,19 @@ final class Connection implements AutoCloseable {
     this.timer = timer;
   }
 
-  /** Connects (blocking up to connectTimeout) and starts the reader and writer threads. */
-  static Connection open(HostPort address, Duration connectTimeout, FrameCodec codec, int maxInFlight,
-      ScheduledExecutorService timer) throws IOException {
+  /**
+   * Connects (blocking up to connectTimeout, the TLS handshake included when {@code tls} is given) and starts the
+   * reader and writer threads.
+   */
+  static Connection open(HostPort address, Duration connectTimeout, SSLContext tls, FrameCodec codec,
+      int maxInFlight, ScheduledExecutorService timer) throws IOException {
     Socket socket = new Socket();
     try {
       socket.setTcpNoDelay(true);
       socket.connect(new InetSocketAddress(address.host(), address.port()), (int) connectTimeout.toMillis());
+      if (tls != null) {
+        socket = handshake(tls, socket, address, connectTimeout);
+      }
     } catch (IOException e) {
       socket.close();
       throw e;
@@ -87,6 +97,23 @@ final class Connection implements AutoCloseable {
     Connection c = new Connection(address, socket, codec, maxInFlight, timer);
     c.start();
     return c;
+  }
+
+  /** TLS over the connected socket; the broker's certificate must name the host dialled (as HTTPS checks it). */
+  private static Socket handshake(SSLContext tls, Socket plain, HostPort address, Duration timeout)
+      throws IOException {
+    SSLSocket socket = (SSLSocket) tls.getSocketFactory().createSocket(plain, address.host(), address.port(), true);
+    SSLParameters parameters = socket.getSSLParameters();
+    parameters.setEndpointIdentificationAlgorithm("HTTPS");
+    socket.setSSLParameters(parameters);
+    socket.setSoTimeout((int) timeout.toMillis());
+    try {
+      socket.startHandshake();
+    } catch (IOException e) {
+      throw new IOException("TLS handshake with " + address + " failed: " + e.getMessage(), e);
+    }
+    socket.setSoTimeout(0);
+    return socket;
   }
 
   HostPort address() {
@@ -172,6 +199,12 @@ final class Connection implements AutoCloseable {
           return;
         }
         Response response = codec.parseResponse(body);
+        if (response.getCorrelationId() == 0 && Errors.isError(response)) {
+          // Correlation ids start at 1: id 0 is the broker speaking about the connection itself before it closes it
+          // (a frame too large, a plaintext connection to a TLS listener): its message is the reason to report.
+          fail("broker " + address + " closed the connection: " + response.getError().getMessage());
+          return;
+        }
         Pending p;
         synchronized (this) {
           p = inFlight.remove(response.getCorrelationId());

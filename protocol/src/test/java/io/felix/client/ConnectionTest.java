@@ -38,7 +38,7 @@ class ConnectionTest {
   }
 
   private Connection connect(ScriptedBroker b, int maxInFlight) throws Exception {
-    Connection c = Connection.open(b.address(), Duration.ofSeconds(5), FrameCodec.withDefaults(), maxInFlight, timer);
+    Connection c = Connection.open(b.address(), Duration.ofSeconds(5), null, FrameCodec.withDefaults(), maxInFlight, timer);
     closeables.add(c);
     return c;
   }

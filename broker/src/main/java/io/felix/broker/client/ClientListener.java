@@ -4,6 +4,8 @@ import com.google.protobuf.CodedInputStream;
 import java.io.IOException;
 import io.felix.broker.assignment.ClientListenerName;
 import io.felix.broker.security.BrokerSecurity;
+import io.felix.broker.tls.TlsFlows;
+import io.felix.broker.tls.TlsSettings;
 import io.felix.protocol.Errors;
 import io.felix.protocol.client.ErrorCode;
 import io.felix.protocol.client.Request;
@@ -40,6 +42,9 @@ import org.slf4j.LoggerFactory;
  * <p>Resources are bounded (felix.client-listener's limits): request bytes held by the broker and by each
  * connection (a spent budget stops reading the socket), connections in all and per client address (one over is
  * answered RESOURCE_LIMIT and closed), and a connection that reads and writes nothing for idle-timeout is closed.
+ *
+ * <p>Under felix.tls every connection speaks TLS; one that opens with anything but a TLS handshake (a plaintext
+ * client) is answered INVALID_REQUEST in the clear, saying the listener needs TLS, and closed.
  */
 public final class ClientListener implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ClientListener.class);
@@ -54,13 +59,15 @@ public final class ClientListener implements AutoCloseable {
   private final RequestBudget brokerBudget;
   private final ConnectionCounter counter;
   private final BrokerSecurity security;
+  private final TlsSettings tls;
 
   /** What the per-request stage emits: a response, and whether the connection must close after it. */
   private record Outcome(Response response, boolean close) {}
 
-  private ClientListener(ActorSystem<?> system, ClientListenerSettings settings, ClientRequests requests,
-      String host, int port, ClientListenerName name) {
+  private ClientListener(ActorSystem<?> system, ClientListenerSettings settings, TlsSettings tls,
+      ClientRequests requests, String host, int port, ClientListenerName name) {
     this.settings = settings;
+    this.tls = tls;
     this.requests = requests;
     this.name = name;
     this.brokerBudget = new RequestBudget(settings.limits().maxQueuedRequestBytes());
@@ -75,13 +82,23 @@ public final class ClientListener implements AutoCloseable {
     } catch (Exception e) {
       throw new IllegalStateException("cannot bind the client listener on " + host + ":" + port + ": " + e, e);
     }
-    log.info("{} client listener bound on {}", name.name().toLowerCase(java.util.Locale.ROOT), binding.localAddress());
+    log.info("{} client listener bound on {}{}", name.name().toLowerCase(java.util.Locale.ROOT),
+        binding.localAddress(), tls.enabled() ? " (TLS)" : "");
   }
 
   /** @param name which addresses this listener's clients are told (see {@link ClientListenerName}) */
   public static ClientListener start(ActorSystem<?> system, ClientListenerSettings settings, ClientRequests requests,
       String host, int port, ClientListenerName name) {
-    return new ClientListener(system, settings, requests, host, port, name);
+    return start(system, settings, TlsSettings.off(), requests, host, port, name);
+  }
+
+  /**
+   * @param tls whether (and how) the listener speaks TLS
+   * @param name which addresses this listener's clients are told (see {@link ClientListenerName})
+   */
+  public static ClientListener start(ActorSystem<?> system, ClientListenerSettings settings, TlsSettings tls,
+      ClientRequests requests, String host, int port, ClientListenerName name) {
+    return new ClientListener(system, settings, tls, requests, host, port, name);
   }
 
   public int boundPort() {
@@ -115,7 +132,8 @@ public final class ClientListener implements AutoCloseable {
     }
     connections.incrementAndGet();
     ConnectionBudget budget = new ConnectionBudget(brokerBudget, settings.limits().maxInFlightBytesPerConnection());
-    c.handleWith(connectionFlow(budget, new ClientSession(requests, name, security, remote)).watchTermination((notUsed, done) -> {
+    c.handleWith(secured(connectionFlow(budget, new ClientSession(requests, name, security, remote)), remote)
+        .watchTermination((notUsed, done) -> {
       done.whenComplete((ok, failure) -> {
         budget.close();
         counter.closed(remote.getAddress());
@@ -150,6 +168,19 @@ public final class ClientListener implements AutoCloseable {
     return BidiFlow.<ByteString, ByteString>bidirectionalIdleTimeout(settings.limits().idleTimeout())
         .join(requests)
         .via(killSwitch.flow());
+  }
+
+  /** The connection's flow as it is, or under TLS only (see the class comment). */
+  private Flow<ByteString, ByteString, NotUsed> secured(Flow<ByteString, ByteString, NotUsed> connection,
+      InetSocketAddress remote) {
+    if (!tls.enabled()) {
+      return connection;
+    }
+    return TlsFlows.serverOnly(TlsFlows.server(connection, tls::clientFacingEngine, session -> { }), () -> {
+      log.info("closing a client connection from {}: it speaks plaintext to a TLS listener", remote);
+      return ClientFrameDecoder.frame(Errors.response(0, Errors.of(ErrorCode.INVALID_REQUEST, "this listener"
+          + " speaks TLS only (felix.tls.enabled = on): connect with TLS")).toByteArray());
+    });
   }
 
   private static long frameBytes(ClientFrameDecoder.Frame frame) {

@@ -40,7 +40,8 @@ public final class BrokerConfigLayers {
     FELIX_ADVERTISED_CLIENT_PORT("felix.broker.advertised-client-port"),
     FELIX_EXTERNAL_CLIENT_PORT("felix.broker.external-client-port"),
     FELIX_EXTERNAL_ADVERTISED_HOST("felix.broker.external-advertised-host"),
-    FELIX_EXTERNAL_ADVERTISED_PORT("felix.broker.external-advertised-port");
+    FELIX_EXTERNAL_ADVERTISED_PORT("felix.broker.external-advertised-port"),
+    FELIX_CLUSTER_SECRET("felix.replication.cluster-secret");
 
     private final String key;
 

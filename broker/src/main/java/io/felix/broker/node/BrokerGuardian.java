@@ -1,5 +1,6 @@
 package io.felix.broker.node;
 
+import io.felix.broker.tls.TlsSettings;
 import io.felix.broker.assignment.AssignmentTable;
 import io.felix.broker.assignment.BrokerEndpoint;
 import io.felix.broker.config.BrokerSettings;
@@ -100,7 +101,8 @@ final class BrokerGuardian {
     AdminRoutes routes = new AdminRoutes(context.getSystem(), singleton, holder, http, control,
         new LeaderCommitOffsets(context.getSystem(), control.replicaTimeout()),
         new ReplicaStatuses(context.getSystem(), control.replicaTimeout()));
-    AdminServer admin = AdminServer.bind(context.getSystem(), http, routes);
+    AdminServer admin = AdminServer.bind(context.getSystem(), http,
+        TlsSettings.fromConfig(context.getSystem().settings().config()), routes);
     BrokerEndpoint data = dataPlane.endpoint();
     Optional<BrokerSettings.ExternalListener> external = broker.external();
     BrokerEndpoint endpoint = new BrokerEndpoint(broker.id(), broker.host(),

@@ -15,7 +15,9 @@ import io.felix.broker.client.ProduceForwarder;
 import io.felix.broker.client.ProducerIdSource;
 import io.felix.broker.transport.ReplicationSettings;
 import io.felix.broker.transport.ReplicationTransport;
+import io.felix.broker.transport.PeerAuthentication;
 import io.felix.broker.transport.TcpReplicationTransport;
+import io.felix.broker.tls.TlsSettings;
 import io.felix.broker.config.BrokerSettings;
 import io.felix.broker.config.FileDescriptorCheck;
 import io.felix.broker.shard.ReplicaDirectory;
@@ -79,8 +81,8 @@ public final class DataPlane {
     AtomicReference<ReplicationTransport> transportRef = new AtomicReference<>();
     ReplicationInbound inbound = new ReplicationInbound(registry, transportRef::get, forwarderRef::get,
         BrokerSecurity.of(system));
-    this.transport = TcpReplicationTransport.start(system, broker.id(), replication, inbound, broker.host(),
-        broker.replicationPort());
+    this.transport = TcpReplicationTransport.start(system, broker.id(), replication,
+        PeerAuthentication.fromConfig(config), inbound, broker.host(), broker.replicationPort());
     transportRef.set(transport);
     this.forwarder = new ProduceForwarder(system, transport, replication);
     forwarderRef.set(forwarder);
@@ -89,10 +91,11 @@ public final class DataPlane {
             broker.quarantineRetention()),
         "replica-directory");
     this.clientRequests = new ClientRequests(registry, forwarder, listener, BrokerSecurity.of(system));
-    this.clientListener = ClientListener.start(system, listener, clientRequests, broker.host(), broker.clientPort(),
-        ClientListenerName.INTERNAL);
-    this.externalListener = broker.external().map(external -> ClientListener.start(system, listener, clientRequests,
-        broker.host(), external.port(), ClientListenerName.EXTERNAL));
+    TlsSettings tls = TlsSettings.fromConfig(config);
+    this.clientListener = ClientListener.start(system, listener, tls, clientRequests, broker.host(),
+        broker.clientPort(), ClientListenerName.INTERNAL);
+    this.externalListener = broker.external().map(external -> ClientListener.start(system, listener, tls,
+        clientRequests, broker.host(), external.port(), ClientListenerName.EXTERNAL));
     system.getWhenTerminated().thenRun(this::releaseResources);
     log.info("broker {}: data plane started, data in {}, clients on {}:{}, replication on {}:{}", broker.id(),
         broker.dataDir(), broker.host(), clientListener.boundPort(), broker.host(), transport.boundPort());

@@ -1,6 +1,8 @@
 package io.felix.broker.node;
 
 import io.felix.broker.control.ControlSettings;
+import io.felix.broker.tls.ArteryTlsEngines;
+import io.felix.broker.tls.TlsSettings;
 import io.felix.broker.control.FelixJacksonModule;
 import io.felix.broker.control.JournalRecord;
 
@@ -54,7 +56,13 @@ public final class NodeConfig {
     derived.put("pekko.actor.provider", "cluster");
     derived.put("pekko.loggers", List.of("org.apache.pekko.event.slf4j.Slf4jLogger"));
     derived.put("pekko.logging-filter", "org.apache.pekko.event.slf4j.Slf4jLoggingFilter");
-    derived.put("pekko.remote.artery.transport", "tcp");
+    if (TlsSettings.fromConfig(full).enabled()) {
+      // Mutual TLS between brokers, with felix.tls's key material (ArteryTlsEngines requires both ends' certificates).
+      derived.put("pekko.remote.artery.transport", "tls-tcp");
+      derived.put("pekko.remote.artery.ssl.ssl-engine-provider", ArteryTlsEngines.class.getName());
+    } else {
+      derived.put("pekko.remote.artery.transport", "tcp");
+    }
     derived.put("pekko.remote.artery.canonical.hostname", broker.host());
     derived.put("pekko.remote.artery.canonical.port", cluster.port());
     derived.put("pekko.cluster.roles", List.of(broker.clusterRole()));

@@ -13,7 +13,12 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import io.felix.broker.tls.PeerCertificates;
+import io.felix.broker.tls.PeerRefusedException;
+import io.felix.broker.tls.TlsFlows;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -42,6 +47,11 @@ import org.slf4j.LoggerFactory;
  * <p>Frame: 4-byte big-endian length, then one ReplicationFrame. The first frame of a dialled connection is a
  * PeerHello naming the dialler and the broker it means to reach (a misdirected one is closed). A frame over
  * max-frame-size fails only that connection (it reconnects).
+ *
+ * <p>Who the peer is ({@link PeerAuthentication}): under felix.tls both ends speak TLS with certificates signed by the
+ * cluster CA, and each certificate must name the broker its holder claims to be (the dialler's hello, the broker
+ * the dialler meant). With a cluster secret the acceptor opens with a challenge and takes no frame but a hello
+ * until the dialler's proof checks out; the dialler takes none until the acceptor's proof does.
  */
 public final class TcpReplicationTransport implements ReplicationTransport {
   private static final Logger log = LoggerFactory.getLogger(TcpReplicationTransport.class);
@@ -60,13 +70,15 @@ public final class TcpReplicationTransport implements ReplicationTransport {
   private final AtomicLong bytesSent = new AtomicLong();
   private final Tcp.ServerBinding binding;
   private final PeerSuspicion suspicion;
+  private final PeerAuthentication auth;
   private volatile boolean closed;
 
-  private TcpReplicationTransport(ActorSystem<?> system, int selfId, ReplicationSettings settings, Inbound inbound,
-      String host, int port) {
+  private TcpReplicationTransport(ActorSystem<?> system, int selfId, ReplicationSettings settings,
+      PeerAuthentication auth, Inbound inbound, String host, int port) {
     this.system = system;
     this.selfId = selfId;
     this.settings = settings;
+    this.auth = auth;
     this.inbound = inbound;
     this.suspicion = new PeerSuspicion(settings.peerCloseGrace(), settings.peerSilenceTimeout(),
         () -> TimeUnit.NANOSECONDS.toMillis(System.nanoTime()));
@@ -85,7 +97,13 @@ public final class TcpReplicationTransport implements ReplicationTransport {
   /** Binds the listener on host:port (0 = any free port) and returns once it is bound. */
   public static TcpReplicationTransport start(ActorSystem<?> system, int selfId, ReplicationSettings settings,
       Inbound inbound, String host, int port) {
-    return new TcpReplicationTransport(system, selfId, settings, inbound, host, port);
+    return start(system, selfId, settings, PeerAuthentication.none(), inbound, host, port);
+  }
+
+  /** As above, with peers authenticated as {@code auth} says. */
+  public static TcpReplicationTransport start(ActorSystem<?> system, int selfId, ReplicationSettings settings,
+      PeerAuthentication auth, Inbound inbound, String host, int port) {
+    return new TcpReplicationTransport(system, selfId, settings, auth, inbound, host, port);
   }
 
   @Override
@@ -198,10 +216,31 @@ public final class TcpReplicationTransport implements ReplicationTransport {
   private void accept(Tcp.IncomingConnection connection) {
     AtomicInteger peer = new AtomicInteger(-1);
     CompletableFuture<BoundedSourceQueue<ByteString>> queueReady = new CompletableFuture<>();
+    // Set once the TLS handshake is done: the broker the dialler's certificate names.
+    AtomicInteger certified = new AtomicInteger(-1);
+    byte[] challenge = auth.usesSecret() ? PeerAuthentication.newChallenge() : null;
+    AtomicReference<byte[]> diallerChallenge = new AtomicReference<>();
     Sink<ByteString, CompletionStage<Done>> in = decoder().toMat(Sink.foreach(frame -> {
+      if (frame.hasHello() && auth.usesSecret() && peer.get() < 0) {
+        PeerHello hello = frame.getHello();
+        if (hello.getProof().isEmpty()) {
+          diallerChallenge.set(hello.getChallenge().toByteArray());
+          return;
+        }
+        int claimed = hello.getBrokerId();
+        if (!auth.verify(PeerAuthentication.Role.DIALLER, claimed, selfId, challenge, hello.getProof().toByteArray())
+            || diallerChallenge.get() == null) {
+          throw new PeerRefusedException("its hello claims broker " + claimed
+              + " without a valid proof of felix.replication.cluster-secret");
+        }
+      }
       if (frame.hasHello()) {
         PeerHello hello = frame.getHello();
         int id = hello.getBrokerId();
+        if (auth.tls().enabled() && certified.get() != id) {
+          throw new PeerRefusedException("its hello claims broker " + id + " but its certificate names broker "
+              + certified.get());
+        }
         if (id == selfId || (hello.hasToBrokerId() && hello.getToBrokerId() != selfId)) {
           // The dialler used a stale address (ours now, even its own): closing makes it dial the peer's new one.
           log.warn("broker {}: closing a replication connection from broker {} meant for broker {} ({}): its address "
@@ -214,21 +253,35 @@ public final class TcpReplicationTransport implements ReplicationTransport {
         queueReady.thenAccept(q -> {
           links.put(id, q);
           // The answering hello tells the dialler that the connection is up, even when no fetch flows yet.
-          q.offer(hello(id));
+          q.offer(auth.usesSecret() ? acceptorProof(id, diallerChallenge.get()) : hello(id));
           log.info("broker {}: replication connection from broker {} ({})", selfId, id, connection.remoteAddress());
         });
       } else if (peer.get() >= 0) {
         suspicion.heard(peer.get());
         inbound.onFrame(peer.get(), frame);
+      } else if (auth.usesSecret() || auth.tls().enabled()) {
+        throw new PeerRefusedException("it sent a frame before a hello that authenticates it");
       }
     }), Keep.right());
-    Pair<CompletionStage<Done>, BoundedSourceQueue<ByteString>> mat = connection.handleWith(
+    Flow<ByteString, ByteString, Pair<CompletionStage<Done>, BoundedSourceQueue<ByteString>>> plain =
         Flow.fromSinkAndSourceCoupledMat(in, Source.<ByteString>queue(settings.sendQueueFrames()), Keep.both())
-            .via(killSwitch.flow()).via(connectionSwitch.flow()),
-        system);
+            .via(killSwitch.flow()).via(connectionSwitch.flow());
+    Flow<ByteString, ByteString, Pair<CompletionStage<Done>, BoundedSourceQueue<ByteString>>> secured =
+        !auth.tls().enabled() ? plain : TlsFlows.server(plain, auth.tls()::brokerServerEngine,
+            session -> certified.set(PeerCertificates.requireBroker(session)));
+    Pair<CompletionStage<Done>, BoundedSourceQueue<ByteString>> mat = connection.handleWith(secured, system);
+    if (challenge != null) {
+      mat.second().offer(encode(ReplicationFrame.newBuilder().setHello(PeerHello.newBuilder().setBrokerId(selfId)
+          .setChallenge(com.google.protobuf.ByteString.copyFrom(challenge))).build()));
+    }
     queueReady.complete(mat.second());
     mat.first().whenComplete((done, failure) -> {
       int id = peer.get();
+      if (id < 0 && (failure != null || auth.usesSecret() || auth.tls().enabled())) {
+        // A refused peer (an unknown certificate, no or a wrong proof, a plaintext dialler under TLS): one line.
+        log.warn("broker {}: refused a replication connection from {}: {}", selfId, connection.remoteAddress(),
+            failure != null ? failure.getMessage() : "it did not authenticate before the connection ended");
+      }
       if (id >= 0) {
         suspicion.ended(id);
         links.remove(id, mat.second());
@@ -243,12 +296,25 @@ public final class TcpReplicationTransport implements ReplicationTransport {
       return;
     }
     BrokerEndpoint e = peers.get(peerId);
+    Flow<ByteString, ByteString, ?> network = Tcp.get(system).outgoingConnection(e.host(), e.replicationPort());
+    if (auth.tls().enabled()) {
+      network = TlsFlows.client(network, () -> auth.tls().brokerClientEngine(e.host(), e.replicationPort()),
+          session -> PeerCertificates.requireBroker(session, peerId));
+    }
+    byte[] challenge = auth.usesSecret() ? PeerAuthentication.newChallenge() : null;
+    AtomicReference<BoundedSourceQueue<ByteString>> queueRef = new AtomicReference<>();
+    AtomicBoolean authenticated = new AtomicBoolean(challenge == null);
     Pair<BoundedSourceQueue<ByteString>, CompletionStage<Done>> mat = Source.<ByteString>queue(settings.sendQueueFrames())
         .via(killSwitch.flow())
         .via(connectionSwitch.flow())
-        .via(Tcp.get(system).outgoingConnection(e.host(), e.replicationPort()))
+        .via(network)
         .via(decoder())
         .toMat(Sink.foreach(frame -> {
+          if (!authenticated.get()) {
+            authenticate(peerId, frame, challenge, queueRef.get());
+            authenticated.set(!frame.getHello().getProof().isEmpty());
+            return;
+          }
           suspicion.heard(peerId);
           if (!frame.hasHello()) {
             inbound.onFrame(peerId, frame);
@@ -256,8 +322,14 @@ public final class TcpReplicationTransport implements ReplicationTransport {
         }), Keep.both())
         .run(system);
     BoundedSourceQueue<ByteString> queue = mat.first();
-    queue.offer(hello(peerId));
-    links.put(peerId, queue);
+    queueRef.set(queue);
+    if (challenge == null) {
+      queue.offer(hello(peerId));
+      links.put(peerId, queue);
+    } else {
+      queue.offer(encode(ReplicationFrame.newBuilder().setHello(PeerHello.newBuilder().setBrokerId(selfId)
+          .setToBrokerId(peerId).setChallenge(com.google.protobuf.ByteString.copyFrom(challenge))).build()));
+    }
     long started = System.nanoTime();
     mat.second().whenComplete((done, failure) -> {
       suspicion.ended(peerId);
@@ -281,6 +353,36 @@ public final class TcpReplicationTransport implements ReplicationTransport {
       }
       system.scheduler().scheduleOnce(wait, () -> dial(peerId, next), system.executionContext());
     });
+  }
+
+  /**
+   * The dialler's side of the cluster-secret exchange: the acceptor's challenge is answered with our proof; the
+   * acceptor's proof, once it checks out, makes the connection our link to that peer. Anything else ends it.
+   */
+  private void authenticate(int peerId, ReplicationFrame frame, byte[] challenge, BoundedSourceQueue<ByteString> queue) {
+    if (!frame.hasHello()) {
+      throw new PeerRefusedException("broker " + peerId + " sent a frame before it proved the cluster secret");
+    }
+    PeerHello hello = frame.getHello();
+    if (hello.getProof().isEmpty()) {
+      queue.offer(encode(ReplicationFrame.newBuilder().setHello(PeerHello.newBuilder().setBrokerId(selfId)
+          .setToBrokerId(peerId).setProof(com.google.protobuf.ByteString.copyFrom(auth.proof(
+              PeerAuthentication.Role.DIALLER, selfId, peerId, hello.getChallenge().toByteArray())))).build()));
+      return;
+    }
+    if (!auth.verify(PeerAuthentication.Role.ACCEPTOR, selfId, peerId, challenge, hello.getProof().toByteArray())) {
+      throw new PeerRefusedException("the broker answering as " + peerId
+          + " gave no valid proof of felix.replication.cluster-secret");
+    }
+    suspicion.heard(peerId);
+    links.put(peerId, queue);
+  }
+
+  /** The acceptor's answering hello under a cluster secret: its proof over the dialler's challenge. */
+  private ByteString acceptorProof(int diallerId, byte[] diallerChallenge) {
+    return encode(ReplicationFrame.newBuilder().setHello(PeerHello.newBuilder().setBrokerId(selfId)
+        .setToBrokerId(diallerId).setProof(com.google.protobuf.ByteString.copyFrom(auth.proof(
+            PeerAuthentication.Role.ACCEPTOR, diallerId, selfId, diallerChallenge)))).build());
   }
 
   private ByteString hello(int toBroker) {

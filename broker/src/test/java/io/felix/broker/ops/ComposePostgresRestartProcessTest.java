@@ -117,6 +117,8 @@ class ComposePostgresRestartProcessTest {
     for (int i = 0; i < n; i++) {
       Map<String, String> env = new HashMap<>(ComposeSettings.brokerEnvironment(compose, "broker-" + i));
       env.remove("JAVA_OPTS"); // the image's JVM flags; the test sets its own
+      // TLS needs the compose file's certs volume; these brokers run plaintext (TlsClusterTest covers TLS).
+      env.keySet().removeIf(key -> key.startsWith("FELIX_TLS_"));
       env.replaceAll((key, value) -> onOneHost(value, pgPort, ports));
       env.put("FELIX_ADMIN_PORT", Integer.toString(ports[i][0]));
       env.put("FELIX_CLIENT_PORT", Integer.toString(ports[i][1]));

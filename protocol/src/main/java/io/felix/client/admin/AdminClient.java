@@ -36,20 +36,29 @@ public final class AdminClient {
   private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(CONNECT_TIMEOUT).build();
 
   private final String base;
+  private final HttpClient http;
   private final String token;
 
   public AdminClient(String host, int port) {
-    this("http://" + host + ":" + port, null);
+    this(host, port, null);
   }
 
-  private AdminClient(String base, String token) {
+  /** A client of an admin API served over HTTPS ({@code tls} trusts its CA), or plain HTTP when tls is null. */
+  public AdminClient(String host, int port, javax.net.ssl.SSLContext tls) {
+    // The connect timeout covers the TLS handshake too, which a loaded broker can take seconds to finish.
+    this((tls == null ? "http://" : "https://") + host + ":" + port, tls == null ? HTTP
+        : HttpClient.newBuilder().connectTimeout(CONNECT_TIMEOUT.multipliedBy(5)).sslContext(tls).build(), null);
+  }
+
+  private AdminClient(String base, HttpClient http, String token) {
     this.base = base;
+    this.http = http;
     this.token = token;
   }
 
   /** This client sending {@code Authorization: Bearer token} (felix.security.admin-authentication); null: none. */
   public AdminClient withToken(String token) {
-    return new AdminClient(base, token == null || token.isEmpty() ? null : token);
+    return new AdminClient(base, http, token == null || token.isEmpty() ? null : token);
   }
 
   /** The admin API of a broker on this machine. */
@@ -57,7 +66,7 @@ public final class AdminClient {
     return new AdminClient("127.0.0.1", port);
   }
 
-  /** {@code http://HOST:PORT}. */
+  /** {@code http://HOST:PORT}, or https. */
   public String base() {
     return base;
   }
@@ -115,8 +124,8 @@ public final class AdminClient {
     return token == null ? request : request.header("Authorization", "Bearer " + token);
   }
 
-  private static Reply send(HttpRequest.Builder request) throws IOException, InterruptedException {
-    HttpResponse<String> r = HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+  private Reply send(HttpRequest.Builder request) throws IOException, InterruptedException {
+    HttpResponse<String> r = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
     return new Reply(r.statusCode(), r.body());
   }
 }

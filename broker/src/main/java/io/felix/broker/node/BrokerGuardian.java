@@ -94,6 +94,7 @@ final class BrokerGuardian {
         broker.advertisedClientPort() > 0 ? broker.advertisedClientPort() : data.clientPort(),
         data.replicationPort(), admin.port(), broker.advertisedHost().orElse(broker.host()));
     holder.tell(new AssignmentHolder.Advertise(endpoint));
+    context.spawn(JournalWarmup.create(broker.id()), "journal-warmup");
     return new Started(dataPlane, singleton, holder, admin, endpoint);
   }
 }

@@ -82,7 +82,8 @@ public final class BenchCommand {
           + "loss was detected, the first fence, the last promotion and each led shard's first acknowledged write, "
           + "then the distribution; the stream is read back against the ledger at the end.")
   int failover(
-      @Option(names = "--victim", defaultValue = "leader,singleton-host", split = ",", converter = VictimConverter.class,
+      @Option(names = "--victim", defaultValue = "leader,singleton-host", split = ",", paramLabel = "KIND",
+          converter = VictimConverter.class,
           description = "leader (the broker leading the most shards, not the singleton's host), singleton-host, or "
               + "both, comma separated: each kind gets its own cluster and --kills kills; default ${DEFAULT-VALUE}")
       List<FailoverBench.Victim> victims,

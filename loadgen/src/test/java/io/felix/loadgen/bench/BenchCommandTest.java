@@ -113,7 +113,7 @@ class BenchCommandTest {
     assertEquals(200, singleton.rate());
     assertEquals(Duration.ofSeconds(10), singleton.bound());
 
-    assertEquals("Invalid value for option '--victim': expected leader or singleton-host, got 'oldest'",
+    assertEquals("Invalid value for option '--victim' (KIND): expected leader or singleton-host, got 'oldest'",
         usageError("bench", "failover", "--victim", "oldest"));
     assertEquals("--kills: expected a number from 1 to 1000, got 0", usageError("bench", "failover", "--kills", "0"));
   }

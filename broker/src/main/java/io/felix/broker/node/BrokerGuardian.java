@@ -112,6 +112,7 @@ final class BrokerGuardian {
         external.map(x -> x.advertisedPort() > 0 ? x.advertisedPort() : dataPlane.externalListener().orElseThrow().boundPort())
             .orElse(0));
     holder.tell(new AssignmentHolder.Advertise(endpoint));
+    context.spawn(JournalWarmup.create(broker.id()), "journal-warmup");
     return new Started(dataPlane, singleton, holder, admin, endpoint);
   }
 }

@@ -9,8 +9,8 @@ import java.util.Set;
 /**
  * The placement journal's database, from {@code felix.persistence}.
  *
- * <p>An H2 file journal gets {@code WRITE_DELAY=0}: H2 otherwise writes committed transactions up to 500 ms later,
- * so a SIGKILL of the process hosting the database would lose events the journal already acknowledged (and the
+ * <p>An H2 file journal (opened in the broker or by an H2 server) gets {@code WRITE_DELAY=0}: H2 otherwise writes
+ * committed transactions up to 500 ms later, so a SIGKILL of the process hosting the database would lose events the journal already acknowledged (and the
  * singleton already acted on). A URL that asks for a write delay is refused.
  */
 public record JournalSettings(
@@ -47,9 +47,9 @@ public record JournalSettings(
     return url.startsWith("jdbc:h2:mem:");
   }
 
+  /** A file H2 opens itself, or one an H2 server opens for it (tcp, ssl: a local cluster's journal server). */
   private static boolean isH2File(String url) {
-    return url.startsWith("jdbc:h2:file:") || (url.startsWith("jdbc:h2:") && !url.startsWith("jdbc:h2:mem:")
-        && !url.startsWith("jdbc:h2:tcp:") && !url.startsWith("jdbc:h2:ssl:"));
+    return url.startsWith("jdbc:h2:") && !url.startsWith("jdbc:h2:mem:");
   }
 
   /** The value of an H2 URL setting ({@code ;NAME=value}, case-insensitive name), null when absent. */

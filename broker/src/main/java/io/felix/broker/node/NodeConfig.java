@@ -78,6 +78,8 @@ public final class NodeConfig {
       derived.put("pekko.cluster.seed-node-timeout", millis(cluster.rejoinTimeout()));
     }
     derived.put("pekko.cluster.jmx.multi-mbeans-in-same-jvm", "on");
+    // The leader removes a down, terminated member (and so lets the singleton move) only on this tick: 1 s by default.
+    derived.put("pekko.cluster.leader-actions-interval", "200ms");
     derived.put("pekko.cluster.singleton.hand-over-retry-interval", "200ms");
     derived.put("pekko.cluster.singleton-proxy.singleton-identification-interval", "200ms");
     derived.put("pekko.coordinated-shutdown.exit-jvm", "off");

@@ -22,6 +22,8 @@ class JournalSettingsTest {
     assertEquals("jdbc:h2:file:/tmp/j/journal;AUTO_SERVER=TRUE;WRITE_DELAY=0",
         journal("jdbc:h2:file:/tmp/j/journal;AUTO_SERVER=TRUE").url());
     assertEquals("jdbc:h2:file:/tmp/j/journal;write_delay=0", journal("jdbc:h2:file:/tmp/j/journal;write_delay=0").url());
+    assertEquals("jdbc:h2:tcp://127.0.0.1:19290/journal;WRITE_DELAY=0",
+        journal("jdbc:h2:tcp://127.0.0.1:19290/journal").url(), "a file served by an H2 server (bin/felix local)");
   }
 
   @Test

@@ -91,10 +91,13 @@ public final class BenchCommand {
           + "loss was detected, the first fence, the last promotion and each led shard's first acknowledged write, "
           + "then the distribution; the stream is read back against the ledger at the end.")
   int failover(
-      @Option(names = "--victim", defaultValue = "leader", converter = VictimConverter.class,
-          description = "leader (the broker leading the most shards, not the singleton's host) or singleton-host; "
-              + "default ${DEFAULT-VALUE}") FailoverBench.Victim victim,
-      @Option(names = "--kills", defaultValue = "10", description = "default ${DEFAULT-VALUE}") int kills,
+      @Option(names = "--victim", defaultValue = "leader,singleton-host", split = ",", paramLabel = "KIND",
+          converter = VictimConverter.class,
+          description = "leader (the broker leading the most shards, not the singleton's host), singleton-host, or "
+              + "both, comma separated: each kind gets its own cluster and --kills kills; default ${DEFAULT-VALUE}")
+      List<FailoverBench.Victim> victims,
+      @Option(names = "--kills", defaultValue = "10", description = "kills per victim kind (default ${DEFAULT-VALUE})")
+      int kills,
       @Option(names = "--shards", defaultValue = "6", description = "default ${DEFAULT-VALUE}") int shards,
       @Option(names = "--rate", defaultValue = "500", description = "records per second (default ${DEFAULT-VALUE})")
       long rate,
@@ -105,19 +108,25 @@ public final class BenchCommand {
           description = "a kill slower than this to writable fails the run (default twice the goal: 6s for leader, "
               + "10s for singleton-host)") Duration bound,
       @Option(names = "--dir", defaultValue = "data/bench-failover",
-          description = "where the brokers keep data and logs (default ${DEFAULT-VALUE})") Path dir) throws Exception {
-    FailoverBench.Settings settings = failoverSettings(victim, kills, shards, rate, settle, bound, dir);
-    try {
-      return new FailoverBench(settings, java.util.Map.of(), System.out).run() ? 0 : 1;
-    } catch (java.io.IOException | IllegalStateException e) {
-      throw new CommandFailure("the benchmark failed: " + e.getMessage());
+          description = "where the brokers keep data and logs, DIR/VICTIM per victim kind (default ${DEFAULT-VALUE})")
+      Path dir) throws Exception {
+    boolean met = true;
+    for (FailoverBench.Victim victim : new java.util.LinkedHashSet<>(victims)) {
+      FailoverBench.Settings settings = failoverSettings(victim, kills, shards, rate, settle, bound, dir);
+      try {
+        met &= new FailoverBench(settings, java.util.Map.of(), System.out).run();
+      } catch (java.io.IOException | IllegalStateException e) {
+        throw new CommandFailure("the benchmark failed: " + e.getMessage());
+      }
     }
+    return met ? 0 : 1;
   }
 
   FailoverBench.Settings failoverSettings(FailoverBench.Victim victim, int kills, int shards, long rate,
       Duration settle, Duration bound, Path dir) {
     Duration goalTwice = Duration.ofSeconds(victim == FailoverBench.Victim.LEADER ? 6 : 10);
-    return new FailoverBench.Settings(dir, victim, Ranges.within(spec, "--kills", kills, 1, 1000),
+    return new FailoverBench.Settings(dir.resolve(victim.wireName()), victim,
+        Ranges.within(spec, "--kills", kills, 1, 1000),
         Ranges.within(spec, "--shards", shards, 1, 1000), Ranges.within(spec, "--rate", rate, 1, 1_000_000),
         settle, bound == null ? goalTwice : bound);
   }

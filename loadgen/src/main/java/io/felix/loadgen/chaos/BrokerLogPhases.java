@@ -7,7 +7,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.LocalTime;
+import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,17 +18,24 @@ import java.util.regex.Pattern;
 
 /**
  * The phases of one broker's failover, read from the surviving brokers' logs ({@code brokerN/broker.log}, lines
- * starting {@code HH:mm:ss.SSS}, written since {@link #mark}): the first evidence of the loss (a broker's
- * replication connections suspect it, or Pekko marks it unreachable), the first failover round fencing one of its
- * shards, and the last promotion of one of its shards stored in the journal. The broker processes run on this
- * machine, so their clock is this process's; the log lines are the broker's own (their texts are matched here).
+ * starting with an ISO-8601 timestamp such as {@code 2026-12-02T23:00:33.089Z}, written since {@link #mark}): the
+ * first evidence of the loss (a broker's replication connections suspect it, or Pekko marks it unreachable), the
+ * member marked down, removed by Pekko's leader, the placement singleton started on another broker and recovered
+ * from the journal (when the broker hosted it), the first failover round fencing one of its shards, and the last
+ * promotion of one of its shards stored in the journal. The broker processes run on this machine, so their clock
+ * is this process's; the log lines are the broker's and Pekko's own (their texts are matched here).
  */
 final class BrokerLogPhases {
-  private static final Pattern TIME = Pattern.compile("^(\\d\\d:\\d\\d:\\d\\d\\.\\d{3}) ");
+  private static final Pattern TIME =
+      Pattern.compile("^(\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}(?:Z|[+-]\\d\\d:\\d\\d)) ");
+  private static final String SINGLETON_STARTED = "Singleton manager starting singleton actor";
+  private static final String SINGLETON_RECOVERED = "Placement singleton recovered on";
   private static final Pattern SUSPECTED = Pattern.compile("Replication connections suspect brokers \\[([0-9, ]*)]");
 
   /** Times from the kill; empty when the logs show no such line. */
-  record Phases(Optional<Duration> detected, Optional<Duration> fenced, Optional<Duration> promoted) {}
+  record Phases(Optional<Duration> detected, Optional<Duration> downed, Optional<Duration> removed,
+      Optional<Duration> singletonStarted, Optional<Duration> recovered, Optional<Duration> fenced,
+      Optional<Duration> promoted) {}
 
   private final LocalCluster local;
   private final long[] offsets;
@@ -52,11 +60,18 @@ final class BrokerLogPhases {
    * @param shards the shards of {@code stream} it led
    * @param killedAt the wall-clock time of the kill
    */
-  Phases read(int victim, String stream, List<Integer> shards, LocalTime killedAt) throws IOException {
-    String unreachable = "Marking node as UNREACHABLE [Member(pekko://felix@127.0.0.1:" + local.clusterPort(victim) + ",";
+  Phases read(int victim, String stream, List<Integer> shards, Instant killedAt) throws IOException {
+    String address = "pekko://felix@127.0.0.1:" + local.clusterPort(victim);
+    String unreachable = "Marking node as UNREACHABLE [Member(" + address + ",";
+    String down = "Marking node [" + address + "] as [Down]";
+    String removed = "Leader is removing unreachable node [" + address + "]";
     List<String> fence = shards.stream().map(s -> "Shard " + stream + "/" + s + ": failover round, fencing").toList();
     List<String> promoted = shards.stream().map(s -> "Decided LeaderPromoted[shard=" + stream + "/" + s + ",").toList();
     Duration detected = null;
+    Duration downed = null;
+    Duration removal = null;
+    Duration singletonStarted = null;
+    Duration recovered = null;
     Duration fenced = null;
     Duration lastPromoted = null;
     for (int b = 0; b < offsets.length; b++) {
@@ -70,7 +85,7 @@ final class BrokerLogPhases {
         }
         Duration at;
         try {
-          at = Duration.between(killedAt, LocalTime.parse(time.group(1)));
+          at = Duration.between(killedAt, OffsetDateTime.parse(time.group(1)).toInstant());
         } catch (DateTimeParseException e) {
           continue;
         }
@@ -80,6 +95,18 @@ final class BrokerLogPhases {
         if (line.contains(unreachable) || suspects(line, victim)) {
           detected = earliest(detected, at);
         }
+        if (line.contains(down)) {
+          downed = earliest(downed, at);
+        }
+        if (line.contains(removed)) {
+          removal = earliest(removal, at);
+        }
+        if (line.contains(SINGLETON_STARTED)) {
+          singletonStarted = earliest(singletonStarted, at);
+        }
+        if (line.contains(SINGLETON_RECOVERED)) {
+          recovered = earliest(recovered, at);
+        }
         if (fence.stream().anyMatch(line::contains)) {
           fenced = earliest(fenced, at);
         }
@@ -88,7 +115,9 @@ final class BrokerLogPhases {
         }
       }
     }
-    return new Phases(Optional.ofNullable(detected), Optional.ofNullable(fenced), Optional.ofNullable(lastPromoted));
+    return new Phases(Optional.ofNullable(detected), Optional.ofNullable(downed), Optional.ofNullable(removal),
+        Optional.ofNullable(singletonStarted), Optional.ofNullable(recovered), Optional.ofNullable(fenced),
+        Optional.ofNullable(lastPromoted));
   }
 
   private static boolean suspects(String line, int victim) {

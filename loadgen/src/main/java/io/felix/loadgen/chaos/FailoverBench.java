@@ -10,7 +10,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.LocalTime;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -78,8 +78,10 @@ public final class FailoverBench {
       StringBuilder perShard = new StringBuilder();
       acknowledged.forEach((shard, t) -> perShard.append(' ').append(shard).append('=').append(ms(Optional.of(t))));
       notWritable.forEach(shard -> perShard.append(' ').append(shard).append("=never"));
-      return String.format("%-4d %-6d %-8s %-10s %-8s %-10s %-10s%s", number, broker, shards.size(),
-          ms(phases.detected()), ms(phases.fenced()), ms(phases.promoted()), ms(writable()), perShard);
+      return String.format("%-4d %-6d %-4s %-8s %-7s %-8s %-9s %-9s %-7s %-8s %-8s%s", number, broker,
+          shards.size(), ms(phases.detected()), ms(phases.downed()), ms(phases.removed()),
+          ms(phases.singletonStarted()), ms(phases.recovered()), ms(phases.fenced()), ms(phases.promoted()),
+          ms(writable()), perShard);
     }
   }
 
@@ -112,7 +114,8 @@ public final class FailoverBench {
       FutureTask<Summary> producing = new FutureTask<>(load::produce);
       new Thread(producing, "failover-load").start();
       try {
-        out.println("kill broker led      detected   fenced   promoted   writable   per shard (ms after the kill)");
+        out.println("kill broker led  detected down    removed  singleton recovered fenced  promoted writable"
+            + " per shard (ms after the kill)");
         for (int n = 1; n <= settings.kills(); n++) {
           kills.add(kill(n, cluster, bootstrap));
           out.println(kills.get(kills.size() - 1).line());
@@ -138,7 +141,7 @@ public final class FailoverBench {
       }
     });
     BrokerLogPhases logs = BrokerLogPhases.mark(cluster.local());
-    LocalTime killedAt = LocalTime.now();
+    Instant killedAt = Instant.now();
     cluster.local().signal(victim, "KILL");
     WritabilityProbe.Writability writability =
         new WritabilityProbe(bootstrap, STREAM, led, PROBE_PAUSE).await(WHOLE_TIMEOUT);
@@ -189,9 +192,18 @@ public final class FailoverBench {
     return lost == 0 && duplicated == 0;
   }
 
+  /**
+   * Per phase, over the kills that showed it: min, median, 90th percentile (nearest rank) and max, in ms after the
+   * kill. The singleton phases (removed, singleton, recovered) are the path of a killed singleton host.
+   */
   static String distribution(List<Kill> kills) {
-    StringBuilder s = new StringBuilder("phase      median ms  max ms   (over " + kills.size() + " kills)\n");
+    StringBuilder s = new StringBuilder(String.format("%-10s %-6s %-8s %-8s %-8s %-8s (ms after the kill, over %d kills)%n",
+        "phase", "kills", "min", "median", "p90", "max", kills.size()));
     s.append(row("detected", kills.stream().map(k -> k.phases().detected())));
+    s.append(row("down", kills.stream().map(k -> k.phases().downed())));
+    s.append(row("removed", kills.stream().map(k -> k.phases().removed())));
+    s.append(row("singleton", kills.stream().map(k -> k.phases().singletonStarted())));
+    s.append(row("recovered", kills.stream().map(k -> k.phases().recovered())));
     s.append(row("fenced", kills.stream().map(k -> k.phases().fenced())));
     s.append(row("promoted", kills.stream().map(k -> k.phases().promoted())));
     s.append(row("writable", kills.stream().map(Kill::writable)));
@@ -201,11 +213,12 @@ public final class FailoverBench {
   private static String row(String phase, Stream<Optional<Duration>> times) {
     List<Long> sorted = times.flatMap(Optional::stream).map(Duration::toMillis).sorted().toList();
     if (sorted.isEmpty()) {
-      return String.format("%-10s %-10s %-8s%n", phase, "-", "-");
+      return String.format("%-10s %-6d %-8s %-8s %-8s %-8s%n", phase, 0, "-", "-", "-", "-");
     }
     int n = sorted.size();
     long median = n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
-    return String.format("%-10s %-10d %-8d%n", phase, median, sorted.get(n - 1));
+    long p90 = sorted.get((int) Math.ceil(0.9 * n) - 1);
+    return String.format("%-10s %-6d %-8d %-8d %-8d %-8d%n", phase, n, sorted.get(0), median, p90, sorted.get(n - 1));
   }
 
   private static String ms(Optional<Duration> t) {

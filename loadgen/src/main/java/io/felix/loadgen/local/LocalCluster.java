@@ -32,7 +32,7 @@ public final class LocalCluster implements AutoCloseable {
   public static final int PORT_TAKEN = 3;
 
   private static final String HOST = "127.0.0.1";
-  private static final int[] PORT_BASES = {18080, 19090, 19190, 25520}; // admin, client, replication, cluster
+  private static final int[] PORT_BASES = {18080, 19090, 19190, 25520, 19290}; // admin, client, replication, cluster, journal (one)
   private static final int ATTEMPTS = 5;
   // Only a backstop against a hung script: bin/felix bounds each of its waits (FELIX_READY_TIMEOUT per broker), and
   // a caller that raises those must not be cut short here.

@@ -98,34 +98,42 @@ class BenchCommandTest {
     assertTrue(usageError("bench").startsWith("Missing required subcommand"));
   }
 
-  /** The settings {@code bench failover ARGS} would run with. */
-  private static FailoverBench.Settings parseFailover(String... args) {
+  /** The settings {@code bench failover ARGS} would run with, one per victim kind. */
+  private static List<FailoverBench.Settings> parseFailover(String... args) {
     BenchCommand bench = new BenchCommand();
     CommandLine.ParseResult failover = new CommandLine(bench).parseArgs(args).subcommand();
-    FailoverBench.Victim victim = failover.matchedOptionValue("--victim", FailoverBench.Victim.LEADER);
-    return bench.failoverSettings(victim, failover.matchedOptionValue("--kills", 10),
+    List<FailoverBench.Victim> victims = failover.matchedOptionValue("--victim",
+        List.of(FailoverBench.Victim.LEADER, FailoverBench.Victim.SINGLETON_HOST));
+    return victims.stream().map(victim -> bench.failoverSettings(victim, failover.matchedOptionValue("--kills", 10),
         failover.matchedOptionValue("--shards", 6), failover.matchedOptionValue("--rate", 500L),
         failover.matchedOptionValue("--settle", Duration.ofSeconds(3)), failover.matchedOptionValue("--bound", null),
-        failover.matchedOptionValue("--dir", Path.of("data", "bench-failover")));
+        failover.matchedOptionValue("--dir", Path.of("data", "bench-failover")))).toList();
   }
 
   @Test
-  void failoverDefaultsToTenKillsOfALeaderWithABoundOfTwiceTheGoal() {
-    FailoverBench.Settings s = parseFailover("failover");
-    assertEquals(FailoverBench.Victim.LEADER, s.victim());
+  void failoverDefaultsToTenKillsOfEachVictimKindWithABoundOfTwiceTheGoal() {
+    List<FailoverBench.Settings> both = parseFailover("failover");
+    assertEquals(List.of(FailoverBench.Victim.LEADER, FailoverBench.Victim.SINGLETON_HOST),
+        both.stream().map(FailoverBench.Settings::victim).toList());
+    FailoverBench.Settings s = both.get(0);
     assertEquals(10, s.kills());
     assertEquals(6, s.shards());
     assertEquals(Duration.ofSeconds(6), s.bound());
-    assertEquals(Path.of("data", "bench-failover"), s.dir());
+    assertEquals(Path.of("data", "bench-failover", "leader"), s.dir());
+    assertEquals(10, both.get(1).kills());
+    assertEquals(Duration.ofSeconds(10), both.get(1).bound());
+    assertEquals(Path.of("data", "bench-failover", "singleton-host"), both.get(1).dir());
 
-    FailoverBench.Settings singleton = parseFailover("failover", "--victim", "singleton-host", "--kills", "3",
+    List<FailoverBench.Settings> one = parseFailover("failover", "--victim", "singleton-host", "--kills", "3",
         "--rate=200");
+    assertEquals(1, one.size());
+    FailoverBench.Settings singleton = one.get(0);
     assertEquals(FailoverBench.Victim.SINGLETON_HOST, singleton.victim());
     assertEquals(3, singleton.kills());
     assertEquals(200, singleton.rate());
     assertEquals(Duration.ofSeconds(10), singleton.bound());
 
-    assertEquals("Invalid value for option '--victim': expected leader or singleton-host, got 'oldest'",
+    assertEquals("Invalid value for option '--victim' (KIND): expected leader or singleton-host, got 'oldest'",
         usageError("bench", "failover", "--victim", "oldest"));
     assertEquals("--kills: expected a number from 1 to 1000, got 0", usageError("bench", "failover", "--kills", "0"));
   }

@@ -1,0 +1,70 @@
+package io.felix.broker.ops;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.felix.loadgen.local.LocalCluster;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A SIGKILLed placement singleton host is removed from the cluster on the data plane's evidence, not the failure
+ * detector's: the brokers' failure detector is set to tolerate 40 s of silence, so without the quarantine that
+ * follows the closed-peer down (ClosedPeerDowner) Pekko would remove the killed member, and the singleton could
+ * move, only after 40 s. The shards the killed broker led must be led elsewhere well before that.
+ */
+@Tag("process")
+@Timeout(value = 10, unit = java.util.concurrent.TimeUnit.MINUTES) // a loaded 2-core machine: brokers start slowly
+class SingletonHostKillProcessTest {
+
+  private static final String STREAM = "singleton-kill";
+  private static final int SHARDS = 6;
+  private static final Duration DETECTOR_PAUSE = Duration.ofSeconds(40);
+
+  @TempDir Path dir;
+
+  @Test
+  void theSingletonMovesAndItsHostsShardsFailOverLongBeforeTheFailureDetectorWouldMarkItUnreachable()
+      throws Exception {
+    try (LocalCluster launcher = LocalCluster.up(LocalCluster.findScript(), dir.resolve("local"), 3, List.of(),
+        Map.of("FELIX_BROKER_CLASSPATH", System.getProperty("surefire.test.class.path",
+                System.getProperty("java.class.path")),
+            "FELIX_BROKER_HEAP", "256m",
+            "FELIX_READY_TIMEOUT", "240",
+            // System properties are the brokers' first config layer; every broker gets the long pause.
+            "JAVA_TOOL_OPTIONS", "-Dfelix.cluster.acceptable-heartbeat-pause=" + DETECTOR_PAUSE.toSeconds() + "s"))) {
+      new AdminApi(launcher.adminPort(0)).createStream(STREAM, SHARDS, 3);
+      new AdminApi(launcher.adminPort(0)).awaitLed(STREAM, SHARDS, -1, Duration.ofSeconds(60));
+      int host = oldest(launcher);
+      AdminApi survivor = new AdminApi(launcher.adminPort((host + 1) % 3));
+
+      launcher.run("local", "kill", Integer.toString(host));
+      long killedAt = System.nanoTime();
+      survivor.awaitLed(STREAM, SHARDS, host, DETECTOR_PAUSE);
+      long ms = (System.nanoTime() - killedAt) / 1_000_000;
+      System.out.printf("singleton host %d SIGKILLed: every shard led by another broker after %d ms%n", host, ms);
+      assertTrue(ms < 20_000, "the shards of the killed singleton host were led elsewhere only after " + ms + " ms");
+    }
+  }
+
+  /** The broker whose process started first: the oldest member, which hosts the singleton in a fresh cluster. */
+  private static int oldest(LocalCluster launcher) throws Exception {
+    int oldest = -1;
+    Instant oldestStart = Instant.MAX;
+    for (int b = 0; b < launcher.brokers(); b++) {
+      Optional<Instant> start = ProcessHandle.of(launcher.pid(b)).flatMap(h -> h.info().startInstant());
+      if (start.isPresent() && start.get().isBefore(oldestStart)) {
+        oldest = b;
+        oldestStart = start.get();
+      }
+    }
+    return oldest;
+  }
+}

@@ -43,6 +43,11 @@ import java.util.List;
  *     re-sent one with its original offset, so every failure (ambiguous ones too) is retried within the delivery
  *     timeout without duplicates, and records of a shard keep their order with up to
  *     {@value #MAX_IN_FLIGHT_BATCHES_IDEMPOTENT} batches in flight. Off: the rules of retryAmbiguousErrors.
+ * @param leaderSilenceTimeout cluster mode with idempotence: a produce unanswered this long (default 1 s) makes the
+ *     client re-read metadata (asking the silent broker last) every half of it while the request stays unanswered,
+ *     and once a newer leader epoch is known for the shard its batches in flight are re-sent there with the same
+ *     numbers, without waiting out requestTimeout ({@link LeaderWatch}). A leader stopped (SIGSTOP) or cut off
+ *     keeps the connection open and answers nothing, so only this notices it within a failover.
  */
 public record ClientSettings(
     List<HostPort> bootstrap,
@@ -63,7 +68,8 @@ public record ClientSettings(
     Duration connectTimeout,
     int maxFrameBytes,
     int plainModeFailoverAfter,
-    boolean idempotence) {
+    boolean idempotence,
+    Duration leaderSilenceTimeout) {
 
   /** Room kept in a frame for the produce request around its records (stream name, shard, acks, tags). */
   public static final int REQUEST_OVERHEAD_BYTES = 4096;
@@ -109,6 +115,7 @@ public record ClientSettings(
     private int maxFrameBytes = FrameCodec.DEFAULT_MAX_FRAME_BYTES;
     private int plainModeFailoverAfter = 2;
     private boolean idempotence = true;
+    private Duration leaderSilenceTimeout = Duration.ofSeconds(1);
 
     private Builder(List<HostPort> bootstrap) {
       this.bootstrap = bootstrap == null ? List.of() : List.copyOf(bootstrap);
@@ -132,6 +139,7 @@ public record ClientSettings(
     public Builder maxFrameBytes(int v) { maxFrameBytes = v; return this; }
     public Builder plainModeFailoverAfter(int v) { plainModeFailoverAfter = v; return this; }
     public Builder idempotence(boolean v) { idempotence = v; return this; }
+    public Builder leaderSilenceTimeout(Duration v) { leaderSilenceTimeout = v; return this; }
 
     public ClientSettings build() {
       if (bootstrap.isEmpty()) {
@@ -163,10 +171,11 @@ public record ClientSettings(
       require(!idempotence || maxInFlightBatchesPerShard <= MAX_IN_FLIGHT_BATCHES_IDEMPOTENT,
           "maxInFlightBatchesPerShard must be at most " + MAX_IN_FLIGHT_BATCHES_IDEMPOTENT + " with idempotence, got "
           + maxInFlightBatchesPerShard);
+      positive("leaderSilenceTimeout", leaderSilenceTimeout);
       return new ClientSettings(bootstrap, mode, acks, linger, batchSizeBytes, maxInFlightPerConnection,
           maxInFlightBatchesPerShard, requestTimeout, ackTimeout, retries, retryBackoff, retryBackoffMax,
           deliveryTimeout, retryAmbiguousErrors, metadataMaxAge, connectTimeout, maxFrameBytes,
-          plainModeFailoverAfter, idempotence);
+          plainModeFailoverAfter, idempotence, leaderSilenceTimeout);
     }
 
     private static void require(boolean ok, String message) {

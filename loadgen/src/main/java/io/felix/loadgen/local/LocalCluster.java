@@ -156,6 +156,11 @@ public final class LocalCluster implements AutoCloseable {
     return PORT_BASES[1] + portOffset + broker;
   }
 
+  /** Broker N's broker-to-broker replication port. */
+  public int replicationPort(int broker) {
+    return PORT_BASES[2] + portOffset + broker;
+  }
+
   /** Broker N's Pekko cluster (Artery) port: its members' addresses in the brokers' logs name it. */
   public int clusterPort(int broker) {
     return PORT_BASES[3] + portOffset + broker;

@@ -47,7 +47,10 @@ class PartitionProcessTest {
 
     ChaosOptions options = ChaosOptions.parse(List.of("--duration", "1s",
         "--faults", String.join(",", PARTITIONS.stream().map(FaultKind::wireName).toList()),
-        "--rate", "200", "--seed", "7", "--writable-within", "10s", "--dir", dir.resolve("chaos").toString()));
+        "--rate", "200", "--seed", "7", "--writable-within", "10s",
+        // Cut until every shard is writable, at least 4 s: healed before the split brain resolver downs the cut
+        // broker (about 6 s), so a round takes seconds, not a broker's restart; the long chaos runs hold 10 s.
+        "--partition-hold", "4s", "--dir", dir.resolve("chaos").toString()));
     ChaosTable table = ChaosCommand.execute(options, Map.of(
         // The tests run before Maven packages the broker jar: the brokers run from the test classpath.
         "FELIX_BROKER_CLASSPATH", System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")),

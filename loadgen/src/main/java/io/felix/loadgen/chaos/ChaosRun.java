@@ -57,7 +57,7 @@ final class ChaosRun {
             + FIRST_WRITABLE.toSeconds() + " s after its creation");
       }
       Random random = new Random(options.seed());
-      try (Nemesis nemesis = new Nemesis(cluster, random)) {
+      try (Nemesis nemesis = new Nemesis(cluster, random, options.partitionHold())) {
         runRounds(table, cluster, nemesis, random, end);
       }
     }

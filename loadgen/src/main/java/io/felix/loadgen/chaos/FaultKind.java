@@ -21,11 +21,11 @@ public enum FaultKind {
   MOVE_LEADER("move-leader", "one shard's leadership moved to another broker (POST /v1/shard-moves)"),
   DRAIN("drain", "one broker drained (POST /v1/brokers/N/drain) until it leads nothing, then undrained"),
   PARTITION_SINGLETON("partition-singleton", "the broker leading the most shards (not the singleton's host) cut off "
-      + "from the singleton's host (cluster and replication ports) for 10 s; it still reaches the third broker"),
+      + "from the singleton's host (cluster and replication ports) for --partition-hold; it still reaches the third broker"),
   PARTITION_REPLICATION("partition-replication", "the broker leading the most shards (not the singleton's host) cut "
-      + "off from its followers' replication ports for 10 s; its cluster traffic, the singleton's included, passes"),
+      + "off from its followers' replication ports for --partition-hold; its cluster traffic, the singleton's included, passes"),
   PARTITION_ISOLATE("partition-isolate", "the broker leading the most shards (not the singleton's host) cut off "
-      + "from every other broker (cluster and replication ports) for 10 s; clients still reach it");
+      + "from every other broker (cluster and replication ports) for --partition-hold; clients still reach it");
 
   private final String wireName;
   private final String description;

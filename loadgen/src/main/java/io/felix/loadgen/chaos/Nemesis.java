@@ -28,19 +28,20 @@ final class Nemesis implements AutoCloseable {
   private static final Duration RESTART_TIMEOUT = Duration.ofSeconds(180);
   /** How long a broker's disk stays full once one of its replicas has failed. */
   static final Duration DISK_FULL_HOLD = Duration.ofSeconds(10);
-  /** How long a partition stays cut: more than the failover bound, and the split brain resolver's decision. */
-  static final Duration PARTITION_HOLD = Duration.ofSeconds(10);
   /** Room past the largest segment when the disk is filled: a moment of the rounds' load. */
   private static final long DISK_FULL_ROOM_BYTES = 256 * 1024;
 
   private final ChaosCluster cluster;
   private final LocalCluster local;
   private final Random random;
+  /** How long a partition stays cut (at least until every shard is writable again; {@code --partition-hold}). */
+  private final Duration partitionHold;
   private LoopbackPartition partition;
   private long cutAtNanos;
 
-  Nemesis(ChaosCluster cluster, Random random) {
+  Nemesis(ChaosCluster cluster, Random random, Duration partitionHold) {
     this.cluster = cluster;
+    this.partitionHold = partitionHold;
     this.local = cluster.local();
     this.random = random;
   }
@@ -66,14 +67,14 @@ final class Nemesis implements AutoCloseable {
 
   /**
    * Ends a fault that lasts beyond {@link #inject} (a partition is timed from its cut, so inject returns once it
-   * is made): holds it until {@link #PARTITION_HOLD} after the cut, then heals it. Returns what was done ("" for
+   * is made): holds it until the partition hold after the cut, then heals it. Returns what was done ("" for
    * the other kinds).
    */
   String release(FaultKind kind) throws IOException, InterruptedException {
     if (!kind.partition() || partition == null) {
       return "";
     }
-    long left = cutAtNanos + PARTITION_HOLD.toNanos() - System.nanoTime();
+    long left = cutAtNanos + partitionHold.toNanos() - System.nanoTime();
     if (left > 0) {
       Thread.sleep(left / 1_000_000);
     }

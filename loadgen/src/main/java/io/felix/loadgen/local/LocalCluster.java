@@ -26,7 +26,7 @@ import java.util.stream.Stream;
  * checked can be taken before a broker binds it; then {@code bin/felix} exits with {@link #PORT_TAKEN} and the
  * cluster is started again, from an empty directory, on another range.
  */
-public final class LocalCluster implements AutoCloseable {
+public final class LocalCluster implements AutoCloseable, LoopbackPartition.BrokerPorts {
 
   /** {@code bin/felix}'s exit status when a broker port is taken (see its header). */
   public static final int PORT_TAKEN = 3;

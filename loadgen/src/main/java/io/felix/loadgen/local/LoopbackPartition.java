@@ -33,17 +33,26 @@ public final class LoopbackPartition implements AutoCloseable {
   public static final int GID_BASE = 61000;
   private static final String LOOPBACK = "127.0.0.1";
   private static final int MARK_BASE = 0xfe100;
-  private static final String MARK_MASK = "0xfff00";
+  private static final String MARK_MASK = "0xfffff";
   private static final AtomicInteger CHAINS = new AtomicInteger();
 
-  private final LocalCluster cluster;
+  /** The brokers' ports (a {@link LocalCluster}'s). */
+  public interface BrokerPorts {
+    int brokers();
+
+    int clusterPort(int broker);
+
+    int replicationPort(int broker);
+  }
+
+  private final BrokerPorts cluster;
   private final String chain;
   private final Thread cleanup;
   private final Set<String> cut = new TreeSet<>();
   private boolean installed;
 
-  /** @param cluster started with {@link #launcherEnvironment} in its environment */
-  public LoopbackPartition(LocalCluster cluster) {
+  /** @param cluster brokers each running with group id {@link #GID_BASE} + its id ({@link #launcherEnvironment}) */
+  public LoopbackPartition(BrokerPorts cluster) {
     this.cluster = cluster;
     this.chain = "FELIX-PART-" + ProcessHandle.current().pid() + "-" + CHAINS.incrementAndGet();
     this.cleanup = new Thread(this::removeQuietly, "loopback-partition-cleanup");

@@ -53,12 +53,12 @@ public final class ChaosTable {
 
   /** The table as text, a header line and one line per fault kind. */
   public String render() {
-    StringBuilder b = new StringBuilder(String.format("%-21s %6s %12s %6s %10s %10s %17s %10s%n", "fault", "rounds",
+    StringBuilder b = new StringBuilder(String.format("%-20s %6s %12s %6s %10s %10s %17s %10s%n", "fault", "rounds",
         "acknowledged", "lost", "duplicated", "disordered", "worst writable s", "failed"));
     for (Row r : rows()) {
       String worst = String.format("%.1f", r.worstTimeToWritable().toMillis() / 1000.0)
           + (r.notWritableInTime() > 0 ? " (" + r.notWritableInTime() + " late)" : "");
-      b.append(String.format("%-21s %6d %12d %6d %10d %10d %17s %10d%n", r.kind().wireName(), r.rounds(),
+      b.append(String.format("%-20s %6d %12d %6d %10d %10d %17s %10d%n", r.kind().wireName(), r.rounds(),
           r.acknowledged(), r.lost(), r.duplicated(), r.disordered(), worst, r.failed()));
     }
     return b.toString();

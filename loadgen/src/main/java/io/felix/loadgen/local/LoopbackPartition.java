@@ -22,18 +22,18 @@ import java.util.stream.Collectors;
  * <p>How. Every broker listens on 127.0.0.1 and dials from ephemeral ports, so a rule cannot tell brokers apart by
  * the source port of an outgoing connection. {@code bin/felix local} therefore runs broker N with the group id
  * {@link #GID_BASE} + N (uid unchanged; {@code FELIX_BROKER_GID_BASE}), and one chain of this object's own,
- * jumped to from OUTPUT for {@code -o lo -s 127.0.0.1 -d 127.0.0.1} only, marks each connection with the broker
- * whose socket opened it ({@code -m owner --gid-owner}, {@code CONNMARK} on the original direction) and drops the
- * packets, both directions, of a connection opened by broker A that has one of broker B's two ports at either end
- * (exactly the test's ports, {@code -m multiport --ports}). Healing flushes the chain; {@link #close} removes it
+ * jumped to from OUTPUT for {@code -o lo -s 127.0.0.1 -d 127.0.0.1} only, marks a connection when broker A's socket
+ * sends on it to one of broker B's ports ({@code -m owner --gid-owner}, exactly the test's ports with
+ * {@code -m multiport --dports}, {@code CONNMARK}) and drops every packet of a marked connection, both directions.
+ * Healing flushes the chain; {@link #close} removes it
  * and its jump, as does a JVM shutdown hook, so a failed or interrupted test leaves no rule behind.
  */
 public final class LoopbackPartition implements AutoCloseable {
   /** Broker N of a local cluster started with {@link #launcherEnvironment} runs with this group id plus N. */
   public static final int GID_BASE = 61000;
   private static final String LOOPBACK = "127.0.0.1";
-  private static final int MARK_BASE = 0xfe100;
-  private static final String MARK_MASK = "0xfffff";
+  private static final String MARK_MASK = "0xffffff";
+  private static final int GENERATIONS = 0x10000;
   private static final AtomicInteger CHAINS = new AtomicInteger();
 
   /** The brokers' ports (a {@link LocalCluster}'s). */
@@ -50,11 +50,17 @@ public final class LoopbackPartition implements AutoCloseable {
   private final Thread cleanup;
   private final Set<String> cut = new TreeSet<>();
   private boolean installed;
+  /** Bits 16-23 of this object's marks: its own, so two partitions (two test JVMs) never drop each other's. */
+  private final int markBase;
+  private int generation;
+  private boolean dropping;
 
   /** @param cluster brokers each running with group id {@link #GID_BASE} + its id ({@link #launcherEnvironment}) */
   public LoopbackPartition(BrokerPorts cluster) {
     this.cluster = cluster;
-    this.chain = "FELIX-PART-" + ProcessHandle.current().pid() + "-" + CHAINS.incrementAndGet();
+    int number = CHAINS.incrementAndGet();
+    this.chain = "FELIX-PART-" + ProcessHandle.current().pid() + "-" + number;
+    this.markBase = (1 + (int) Math.floorMod(ProcessHandle.current().pid() * 31 + number, 255L)) << 16;
     this.cleanup = new Thread(this::removeQuietly, "loopback-partition-cleanup");
     Runtime.getRuntime().addShutdownHook(cleanup);
   }
@@ -73,10 +79,9 @@ public final class LoopbackPartition implements AutoCloseable {
     try {
       iptables("-N", probe);
       try {
-        iptables("-A", probe, "-o", "lo", "-m", "owner", "--gid-owner", Integer.toString(GID_BASE),
-            "-m", "conntrack", "--ctdir", "ORIGINAL", "-j", "CONNMARK", "--set-xmark", mark(0));
-        iptables("-A", probe, "-o", "lo", "-p", "tcp", "-m", "connmark", "--mark", mark(0),
-            "-m", "multiport", "--ports", "1,2", "-j", "DROP");
+        iptables("-A", probe, "-p", "tcp", "-m", "owner", "--gid-owner", Integer.toString(GID_BASE),
+            "-m", "multiport", "--dports", "1,2", "-j", "CONNMARK", "--set-mark", "0xfe0000/" + MARK_MASK);
+        iptables("-A", probe, "-m", "connmark", "--mark", "0xfe0000/" + MARK_MASK, "-j", "DROP");
       } finally {
         iptables("-F", probe);
         iptables("-X", probe);
@@ -109,8 +114,9 @@ public final class LoopbackPartition implements AutoCloseable {
   public synchronized void heal() throws IOException, InterruptedException {
     if (installed) {
       iptables("-F", chain);
-      addMarks();
       cut.clear();
+      dropping = false;
+      generation = (generation + 1) % GENERATIONS;
     }
   }
 
@@ -146,19 +152,16 @@ public final class LoopbackPartition implements AutoCloseable {
     }
     iptables("-N", chain);
     installed = true;
-    addMarks();
     iptables("-I", "OUTPUT", "1", "-o", "lo", "-s", LOOPBACK, "-d", LOOPBACK, "-j", chain);
   }
 
-  /** Marks each connection with the broker whose socket opened it (its first packet of the original direction). */
-  private void addMarks() throws IOException, InterruptedException {
-    for (int b = 0; b < cluster.brokers(); b++) {
-      iptables("-A", chain, "-m", "owner", "--gid-owner", Integer.toString(GID_BASE + b),
-          "-m", "conntrack", "--ctdir", "ORIGINAL", "-j", "CONNMARK", "--set-xmark", mark(b));
-    }
-  }
-
-  /** Drops both directions of connections broker {@code from} opened to {@code to}'s ports. */
+  /**
+   * Marks the connections broker {@code from} opened to {@code to}'s ports with this cut's generation and drops
+   * every packet of a marked connection, both directions. A packet that broker {@code from}'s socket sends to one
+   * of {@code to}'s listening ports can only belong to a connection {@code from} dialed there, and the mark sits on
+   * the connection, so {@code to}'s answers on it are dropped too. (Conntrack's own idea of the original direction is
+   * not used: for a connection older than the rules' conntrack hooks it is whichever side spoke first.)
+   */
   private void drop(int from, int to, Set<Port> ports) throws IOException, InterruptedException {
     List<String> numbers = new ArrayList<>();
     for (Port p : ports) {
@@ -166,13 +169,19 @@ public final class LoopbackPartition implements AutoCloseable {
     }
     String line = "broker " + from + " -> broker " + to + " ports " + numbers;
     if (cut.add(line)) {
-      iptables("-A", chain, "-p", "tcp", "-m", "connmark", "--mark", mark(from),
-          "-m", "multiport", "--ports", String.join(",", numbers), "-j", "DROP");
+      // Marking rules go first, so the packet that marks a connection is dropped by the rule after them.
+      iptables("-I", chain, "1", "-p", "tcp", "-m", "owner", "--gid-owner", Integer.toString(GID_BASE + from),
+          "-m", "multiport", "--dports", String.join(",", numbers), "-j", "CONNMARK", "--set-mark", mark());
+      if (!dropping) {
+        iptables("-A", chain, "-m", "connmark", "--mark", mark(), "-j", "DROP");
+        dropping = true;
+      }
     }
   }
 
-  private static String mark(int broker) {
-    return "0x" + Integer.toHexString(MARK_BASE + broker) + "/" + MARK_MASK;
+  /** This cut's mark: a new generation after every heal, so connections cut before are not cut again. */
+  private String mark() {
+    return "0x" + Integer.toHexString(markBase + generation) + "/" + MARK_MASK;
   }
 
   private void remove() throws IOException, InterruptedException {
@@ -180,6 +189,7 @@ public final class LoopbackPartition implements AutoCloseable {
       return;
     }
     installed = false;
+    dropping = false;
     cut.clear();
     iptables("-D", "OUTPUT", "-o", "lo", "-s", LOOPBACK, "-d", LOOPBACK, "-j", chain);
     iptables("-F", chain);

@@ -254,14 +254,37 @@ final class Nemesis implements AutoCloseable {
     }
   }
 
-  /** Sets the soft file-size limit of a running process. */
+  /**
+   * Sets the soft file-size limit of a running process. A broker running under its own group id (partition runs,
+   * {@link LoopbackPartition}) may only be limited by a caller of the same group unless the caller holds
+   * CAP_SYS_RESOURCE, which root in a container may lack: prlimit then runs under the broker's group id.
+   */
   private static void prlimit(long pid, String fsize) throws IOException, InterruptedException {
-    Process p = new ProcessBuilder("prlimit", "--pid", Long.toString(pid), "--fsize=" + fsize + ":")
-        .redirectErrorStream(true).start();
+    List<String> command = new ArrayList<>();
+    String gid = realGroupId(pid);
+    if (gid != null && !gid.equals(realGroupId(ProcessHandle.current().pid()))) {
+      command.addAll(List.of("setpriv", "--regid=" + gid, "--clear-groups"));
+    }
+    command.addAll(List.of("prlimit", "--pid", Long.toString(pid), "--fsize=" + fsize + ":"));
+    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
     String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
     if (p.waitFor() != 0) {
       throw new IOException("prlimit --fsize=" + fsize + " on pid " + pid + " failed: " + out.strip());
     }
+  }
+
+  /** The real group id of a process (from /proc), or null when it cannot be read. */
+  private static String realGroupId(long pid) {
+    try {
+      for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
+        if (line.startsWith("Gid:")) {
+          return line.substring(4).trim().split("\\s+")[0];
+        }
+      }
+    } catch (IOException gone) {
+      // no such process: prlimit reports it
+    }
+    return null;
   }
 
   private String moveLeader() throws IOException, InterruptedException {

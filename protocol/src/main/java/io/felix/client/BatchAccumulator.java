@@ -211,6 +211,66 @@ final class BatchAccumulator {
     }
   }
 
+  /** A send whose answer is awaited, as {@link #awaitedSends} saw it. */
+  record AwaitedSend(ProduceBatch batch, ClusterView.Leader sentTo, HostPort address, long sentAtNanos) {}
+
+  /** Records that {@code batch} is being sent to {@code leader} at {@code address}; returns the send's number. */
+  synchronized int sending(ProduceBatch batch, ClusterView.Leader leader, HostPort address, long nowNanos) {
+    batch.awaitedSend = ++batch.lastSend;
+    batch.sentTo = leader;
+    batch.sentAddress = address;
+    batch.sentAtNanos = nowNanos;
+    return batch.lastSend;
+  }
+
+  /**
+   * Whether the answer to send number {@code send} is the one awaited; true once per send. False for the late
+   * answer of a send whose batch has since been re-sent ({@link #resendAwaited}): that answer is ignored.
+   */
+  synchronized boolean takeAnswer(ProduceBatch batch, int send) {
+    if (batch.awaitedSend != send) {
+      return false;
+    }
+    batch.awaitedSend = -1;
+    return true;
+  }
+
+  /** The numbered batches in flight whose answer is awaited. */
+  synchronized List<AwaitedSend> awaitedSends() {
+    List<AwaitedSend> out = new ArrayList<>();
+    for (ShardQueue q : queues.values()) {
+      for (ProduceBatch b : q.inFlight) {
+        if (b.awaitedSend >= 0 && b.hasSequence()) {
+          out.add(new AwaitedSend(b, b.sentTo, b.sentAddress, b.sentAtNanos));
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The shard's leader changed while its numbered batches were in flight: every one whose answer is awaited stops
+   * waiting (a late answer is ignored) and goes back to the front of the queue in sequence order, to be sent again
+   * at once with the same numbers.
+   *
+   * @return the batches moved
+   */
+  synchronized List<ProduceBatch> resendAwaited(String stream, int shard, long nowNanos) {
+    ShardQueue q = queues.get(new ShardKey(stream, shard));
+    List<ProduceBatch> moved = new ArrayList<>();
+    if (q == null) {
+      return moved;
+    }
+    for (ProduceBatch b : List.copyOf(q.inFlight)) {
+      if (b.awaitedSend >= 0 && b.hasSequence()) {
+        b.awaitedSend = -1;
+        retryLater(b, nowNanos);
+        moved.add(b);
+      }
+    }
+    return moved;
+  }
+
   private static int nextSequence(int sequence, int records) {
     long next = (long) sequence + records;
     return (int) (next > Integer.MAX_VALUE ? next - Integer.MAX_VALUE - 1 : next);

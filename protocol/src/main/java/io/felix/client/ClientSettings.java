@@ -48,6 +48,11 @@ import java.util.List;
  * @param tls null (default): plaintext; else every connection speaks TLS with this context and checks that the
  *     broker's certificate names the host it dialled (build one with
  *     {@link io.felix.protocol.tls.TlsFiles#clientContext})
+ * @param leaderSilenceTimeout cluster mode with idempotence: a produce unanswered this long (default 1 s) makes the
+ *     client re-read metadata (asking the silent broker last) every half of it while the request stays unanswered,
+ *     and once a newer leader epoch is known for the shard its batches in flight are re-sent there with the same
+ *     numbers, without waiting out requestTimeout ({@link LeaderWatch}). A leader stopped (SIGSTOP) or cut off
+ *     keeps the connection open and answers nothing, so only this notices it within a failover.
  */
 public record ClientSettings(
     List<HostPort> bootstrap,
@@ -70,7 +75,8 @@ public record ClientSettings(
     int plainModeFailoverAfter,
     boolean idempotence,
     ClientCredentials credentials,
-    javax.net.ssl.SSLContext tls) {
+    javax.net.ssl.SSLContext tls,
+    Duration leaderSilenceTimeout) {
 
   /** Room kept in a frame for the produce request around its records (stream name, shard, acks, tags). */
   public static final int REQUEST_OVERHEAD_BYTES = 4096;
@@ -118,6 +124,7 @@ public record ClientSettings(
     private boolean idempotence = true;
     private ClientCredentials credentials;
     private javax.net.ssl.SSLContext tls;
+    private Duration leaderSilenceTimeout = Duration.ofSeconds(1);
 
     private Builder(List<HostPort> bootstrap) {
       this.bootstrap = bootstrap == null ? List.of() : List.copyOf(bootstrap);
@@ -148,6 +155,7 @@ public record ClientSettings(
     /** null: no authentication. */
     public Builder credentials(ClientCredentials v) { credentials = v; return this; }
     public Builder tls(javax.net.ssl.SSLContext v) { tls = v; return this; }
+    public Builder leaderSilenceTimeout(Duration v) { leaderSilenceTimeout = v; return this; }
 
     public ClientSettings build() {
       if (bootstrap.isEmpty()) {
@@ -179,10 +187,11 @@ public record ClientSettings(
       require(!idempotence || maxInFlightBatchesPerShard <= MAX_IN_FLIGHT_BATCHES_IDEMPOTENT,
           "maxInFlightBatchesPerShard must be at most " + MAX_IN_FLIGHT_BATCHES_IDEMPOTENT + " with idempotence, got "
           + maxInFlightBatchesPerShard);
+      positive("leaderSilenceTimeout", leaderSilenceTimeout);
       return new ClientSettings(bootstrap, mode, acks, linger, batchSizeBytes, maxInFlightPerConnection,
           maxInFlightBatchesPerShard, requestTimeout, ackTimeout, retries, retryBackoff, retryBackoffMax,
           deliveryTimeout, retryAmbiguousErrors, metadataMaxAge, connectTimeout, maxFrameBytes,
-          plainModeFailoverAfter, idempotence, credentials, tls);
+          plainModeFailoverAfter, idempotence, credentials, tls, leaderSilenceTimeout);
     }
 
     private static void require(boolean ok, String message) {

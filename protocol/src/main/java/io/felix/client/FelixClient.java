@@ -61,6 +61,10 @@ public final class FelixClient implements AutoCloseable {
     this.metadata = new MetadataCache(settings, connections, timer);
     this.accumulator = new BatchAccumulator(settings);
     this.sender = new ProduceSender(settings, accumulator, metadata, connections);
+    if (settings.mode() == ClientMode.CLUSTER && settings.idempotence()) {
+      long tick = ProduceSender.WATCH_TICK.toNanos();
+      timer.scheduleWithFixedDelay(sender::watchLeaders, tick, tick, TimeUnit.NANOSECONDS);
+    }
     this.senderThread = new Thread(sender, "felix-client-sender");
     senderThread.setDaemon(true);
     senderThread.start();

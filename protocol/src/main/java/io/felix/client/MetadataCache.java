@@ -154,6 +154,17 @@ final class MetadataCache {
     return leaderEpoch > heldEpoch ? HintOutcome.NEWER_LEADER : HintOutcome.SAME_EPOCH;
   }
 
+  /**
+   * Produce requests to {@code silent} are overdue (see {@link LeaderWatch}): those brokers are asked for
+   * metadata last until they answer again, and metadata of {@code streams} is read again.
+   */
+  void leadersSilent(Collection<HostPort> silent, Collection<String> streams) {
+    synchronized (this) {
+      unanswered.addAll(silent);
+    }
+    refresh(streams);
+  }
+
   /** The stream's view, reading metadata first when the stream is new to this client. */
   CompletableFuture<ClusterView.StreamView> stream(String name) {
     ClusterView.StreamView known = view.stream(name);

@@ -26,6 +26,13 @@ final class ProduceBatch {
   /** Idempotent producer: the producer epoch and first sequence number, fixed at the first send; -1 until then. */
   int producerEpoch = -1;
   int baseSequence = -1;
+  /** Numbers the sends of this batch; the answer to send {@link #awaitedSend} is the only one taken (-1: none). */
+  int lastSend;
+  int awaitedSend = -1;
+  /** Where and when the awaited send went: the leader (and its epoch) as the client knew it, and its address. */
+  ClusterView.Leader sentTo = ClusterView.Leader.UNKNOWN;
+  HostPort sentAddress;
+  long sentAtNanos;
 
   ProduceBatch(String stream, int shard, long createdNanos, long deliveryTimeoutNanos) {
     this.stream = stream;

@@ -6,7 +6,10 @@ import io.felix.protocol.client.ErrorCode;
 import io.felix.protocol.client.ProduceRequest;
 import io.felix.protocol.client.Request;
 import io.felix.protocol.client.Response;
+import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,6 +38,12 @@ import org.slf4j.LoggerFactory;
  * leadership changes that really happen. Any other NOT_LEADER (no leader named, or one the client already knew,
  * as when two brokers disagree) waits the growing backoff while metadata is re-read, so a client never
  * ping-pongs between brokers at full speed; it converges as soon as some broker has the newer epoch.
+ *
+ * <p>A silent leader. A leader that stops answering (stopped, cut off) leaves its requests unanswered on an open
+ * connection. In cluster mode with idempotence {@link #watchLeaders} re-reads metadata once a request is overdue
+ * and re-sends a shard's batches in flight to a leader of a newer epoch as soon as one is known, in sequence
+ * order and with the same numbers; each send has a number and only the awaited send's answer is taken, so the
+ * old leader's late answers are ignored ({@link LeaderWatch}).
  */
 final class ProduceSender implements Runnable {
   private static final Logger log = LoggerFactory.getLogger(ProduceSender.class);
@@ -45,6 +54,10 @@ final class ProduceSender implements Runnable {
   private final BrokerConnections connections;
   private final ProducerIdentity identity;
   private final AtomicLong retries = new AtomicLong();
+  private final LeaderWatch watch;
+
+  /** How often {@link #watchLeaders} looks at the batches in flight. */
+  static final Duration WATCH_TICK = Duration.ofMillis(100);
 
   ProduceSender(ClientSettings settings, BatchAccumulator accumulator, MetadataCache metadata,
       BrokerConnections connections) {
@@ -53,6 +66,7 @@ final class ProduceSender implements Runnable {
     this.metadata = metadata;
     this.connections = connections;
     this.identity = new ProducerIdentity(settings, connections);
+    this.watch = new LeaderWatch(settings.leaderSilenceTimeout(), System::nanoTime);
   }
 
   long retries() {
@@ -96,6 +110,9 @@ final class ProduceSender implements Runnable {
     if (metadata.isStale()) {
       metadata.refresh(List.of(batch.stream));
     }
+    ClusterView.Leader leader = settings.mode() == ClientMode.PLAIN
+        ? ClusterView.Leader.UNKNOWN : metadata.view().leader(batch.stream, batch.shard);
+    int sendNumber = accumulator.sending(batch, leader, target, watch.now());
     ProduceRequest.Builder produce = ProduceRequest.newBuilder()
         .setStream(batch.stream)
         .setShard(batch.shard)
@@ -105,26 +122,76 @@ final class ProduceSender implements Runnable {
         // Plain mode: the one broker we talk to forwards batches for shards it does not lead (felix_client.proto).
         .setForwardIfNotLeader(settings.mode() == ClientMode.PLAIN);
     if (!batch.hasSequence()) {
-      send(batch, target, produce);
+      send(batch, sendNumber, target, produce);
       return;
     }
     identity.producerId(target).whenComplete((producerId, error) -> {
       if (error != null) {
-        answered(batch, target, null, error);
+        answered(batch, sendNumber, target, null, error);
         return;
       }
-      send(batch, target, produce.setHasProducer(true).setProducerId(producerId)
+      send(batch, sendNumber, target, produce.setHasProducer(true).setProducerId(producerId)
           .setProducerEpoch(batch.producerEpoch).setBaseSequence(batch.baseSequence));
     });
   }
 
-  private void send(ProduceBatch batch, HostPort target, ProduceRequest.Builder produce) {
+  private void send(ProduceBatch batch, int sendNumber, HostPort target, ProduceRequest.Builder produce) {
     connections.get(target)
         .thenCompose(c -> c.send(Request.newBuilder().setProduce(produce), settings.requestTimeout()))
-        .whenComplete((response, error) -> answered(batch, target, response, error));
+        .whenComplete((response, error) -> answered(batch, sendNumber, target, response, error));
   }
 
-  private void answered(ProduceBatch batch, HostPort target, Response response, Throwable error) {
+  /**
+   * Runs every {@link #WATCH_TICK} (cluster mode with idempotence): re-sends the batches in flight whose shard has
+   * a newer leader epoch than they were sent under, and re-reads metadata while any is overdue ({@link LeaderWatch}).
+   */
+  void watchLeaders() {
+    try {
+      watchLeadersOnce();
+    } catch (RuntimeException e) {
+      // a scheduled task that throws is never run again: keep watching
+      log.warn("watching the leaders of batches in flight failed; watching on", e);
+    }
+  }
+
+  private void watchLeadersOnce() {
+    Set<HostPort> silent = new HashSet<>();
+    Set<String> overdueStreams = new HashSet<>();
+    Set<BatchAccumulator.ShardKey> moved = new HashSet<>();
+    ClusterView view = metadata.view();
+    for (BatchAccumulator.AwaitedSend sent : accumulator.awaitedSends()) {
+      BatchAccumulator.ShardKey key = new BatchAccumulator.ShardKey(sent.batch().stream, sent.batch().shard);
+      ClusterView.Leader known = view.leader(key.stream(), key.shard());
+      switch (watch.verdict(sent.sentTo(), sent.sentAtNanos(), known)) {
+        case RESEND -> {
+          if (moved.add(key)) {
+            List<ProduceBatch> resent = accumulator.resendAwaited(key.stream(), key.shard(), watch.now());
+            retries.addAndGet(resent.size());
+            log.info("{}/{}: leader is broker {} at epoch {} now, not broker {} at epoch {}; re-sending its {} "
+                    + "batch(es) in flight there with the same sequence numbers", key.stream(), key.shard(),
+                known.broker(), known.epoch(), sent.sentTo().broker(), sent.sentTo().epoch(), resent.size());
+          }
+        }
+        case OVERDUE -> {
+          silent.add(sent.address());
+          overdueStreams.add(key.stream());
+        }
+        case WAIT -> { }
+      }
+    }
+    if (!silent.isEmpty() && watch.refreshDue()) {
+      log.debug("produce requests to {} unanswered for {} ms; re-reading metadata", silent,
+          settings.leaderSilenceTimeout().toMillis());
+      metadata.leadersSilent(silent, overdueStreams);
+    }
+  }
+
+  private void answered(ProduceBatch batch, int sendNumber, HostPort target, Response response, Throwable error) {
+    if (!accumulator.takeAnswer(batch, sendNumber)) {
+      log.debug("late answer from {} for {}/{} ignored: the batch was re-sent to a newer leader", target,
+          batch.stream, batch.shard);
+      return;
+    }
     if (error != null) {
       FelixException cause = FelixException.from(error);
       if (cause.kind() == FelixException.Kind.CONNECTION_FAILED) {

@@ -41,14 +41,14 @@ class ErrorsTest {
   }
 
   @Test
-  void onlyLeaderReplicaTimeoutAndSequenceGapErrorsAreRetriable() {
+  void onlyLeaderCoordinatorReplicaTimeoutAndSequenceGapErrorsAreRetriable() {
     for (ErrorCode code : ErrorCode.values()) {
       if (code == ErrorCode.UNRECOGNIZED) {
         continue;
       }
       boolean expected =
           code == ErrorCode.NOT_LEADER || code == ErrorCode.NOT_ENOUGH_REPLICAS || code == ErrorCode.TIMEOUT
-          || code == ErrorCode.OUT_OF_ORDER_SEQUENCE;
+          || code == ErrorCode.OUT_OF_ORDER_SEQUENCE || code == ErrorCode.NOT_COORDINATOR;
       assertEquals(expected, Errors.isRetriable(code), code.name());
     }
   }

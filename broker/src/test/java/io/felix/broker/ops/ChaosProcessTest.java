@@ -6,7 +6,9 @@ import io.felix.loadgen.chaos.ChaosCommand;
 import io.felix.loadgen.chaos.ChaosOptions;
 import io.felix.loadgen.chaos.ChaosTable;
 import io.felix.loadgen.chaos.FaultKind;
+import io.felix.loadgen.local.LoopbackPartition;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Tag;
@@ -19,6 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
  * fault kind listed here must keep every acknowledged record exactly once and in order and have every shard
  * writable again within 45 s (a kill of every broker restarts three JVMs at once on two cores). The graceful
  * rolling restart is left out for time (three restarts one after another); the long runs in the README have it.
+ * Where iptables can be run, one partition round too (a leader cut off from its followers' replication ports).
  */
 @Tag("process")
 @Timeout(value = 12, unit = java.util.concurrent.TimeUnit.MINUTES) // hung brokers fail the test, never stall CI
@@ -32,8 +35,16 @@ class ChaosProcessTest {
 
   @Test
   void everyFaultRoundKeepsEveryAcknowledgedRecordAndEveryShardWritable() throws Exception {
+    List<FaultKind> faults = new ArrayList<>(FAULTS);
+    String noPartitions = LoopbackPartition.unavailableReason();
+    if (noPartitions == null) {
+      faults.add(FaultKind.PARTITION_REPLICATION); // one short partition round; PartitionProcessTest has them all
+    } else {
+      System.out.println("SKIPPED the partition-replication round of ChaosProcessTest: iptables is unavailable here: "
+          + noPartitions);
+    }
     ChaosOptions options = ChaosOptions.parse(List.of("--duration", "90s",
-        "--faults", String.join(",", FAULTS.stream().map(FaultKind::wireName).toList()),
+        "--faults", String.join(",", faults.stream().map(FaultKind::wireName).toList()),
         "--rate", "200", "--seed", "42", "--writable-within", "45s", "--dir", dir.resolve("chaos").toString()));
     ChaosTable table = ChaosCommand.execute(options, Map.of(
         // The tests run before Maven packages the broker jar: the brokers run from the test classpath.
@@ -41,7 +52,7 @@ class ChaosProcessTest {
         "FELIX_BROKER_HEAP", "384m",
         "FELIX_READY_TIMEOUT", "240"), System.out);
 
-    assertEquals(FAULTS, table.rows().stream().map(ChaosTable.Row::kind).toList(), table.render());
+    assertEquals(faults, table.rows().stream().map(ChaosTable.Row::kind).toList(), table.render());
     for (ChaosTable.Row row : table.rows()) {
       assertEquals(0, row.lost(), table.render());
       assertEquals(0, row.duplicated(), table.render());

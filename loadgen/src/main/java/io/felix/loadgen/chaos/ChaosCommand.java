@@ -4,6 +4,7 @@ import io.felix.cli.Converters;
 import io.felix.cli.Felix;
 import io.felix.cli.Ranges;
 import io.felix.loadgen.UsageException;
+import io.felix.loadgen.local.LoopbackPartition;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -67,6 +68,11 @@ public final class ChaosCommand implements Callable<Integer> {
       description = "where the local cluster lives, emptied first (default ${DEFAULT-VALUE})")
   Path dir;
 
+  @Option(names = "--partition-hold", converter = Converters.PositiveDuration.class, defaultValue = "10s",
+      description = "how long a partition fault stays cut, at least until every shard is writable again (default "
+          + "${DEFAULT-VALUE}: past the split brain resolver's decision)")
+  Duration partitionHold;
+
   @Override
   public Integer call() throws InterruptedException {
     ChaosOptions options = options();
@@ -84,6 +90,12 @@ public final class ChaosCommand implements Callable<Integer> {
     List<FaultKind> kinds;
     try {
       kinds = FaultKind.parseList(faults == null ? FaultKind.known() : faults);
+      String noPartitions = faults == null ? LoopbackPartition.unavailableReason() : null;
+      if (noPartitions != null) {
+        // Every kind by default, but a machine without iptables (or root) can still run the others.
+        kinds = kinds.stream().filter(k -> !k.partition()).toList();
+        spec.commandLine().getErr().println("chaos: leaving out the partition faults: " + noPartitions);
+      }
     } catch (UsageException e) {
       throw Ranges.usage(spec, e.getMessage());
     }
@@ -94,7 +106,7 @@ public final class ChaosCommand implements Callable<Integer> {
         Ranges.within(spec, "--brokers", brokers, 3, 9),
         Ranges.within(spec, "--shards", shards, 1, 256),
         Ranges.within(spec, "--producers", producers, 1, 64),
-        writableWithin, dir);
+        writableWithin, dir, partitionHold);
   }
 
   /** Parses {@code chaos}'s options alone (the chaos process test starts runs this way). */

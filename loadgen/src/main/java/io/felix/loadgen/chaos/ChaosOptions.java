@@ -14,6 +14,7 @@ import java.util.List;
  * @param seed picks the victims and the order of the faults; printed, so a run can be repeated
  * @param writableWithin the bound on the time from a fault until every shard acknowledged a write again
  * @param dir where the local cluster lives (owned by the run: emptied first)
+ * @param partitionHold how long a partition fault stays cut (at least until every shard is writable again)
  */
 public record ChaosOptions(
     Duration duration,
@@ -24,7 +25,8 @@ public record ChaosOptions(
     int shards,
     int producers,
     Duration writableWithin,
-    Path dir) {
+    Path dir,
+    Duration partitionHold) {
 
   /** Parses {@code chaos}'s command-line options (see {@link ChaosCommand}); bad usage names the option. */
   public static ChaosOptions parse(List<String> args) throws UsageException {

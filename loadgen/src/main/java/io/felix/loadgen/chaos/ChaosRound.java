@@ -47,6 +47,7 @@ final class ChaosRound {
       // Probed past the bound, so that a late shard's time is measured, not just found late.
       WritabilityProbe.Writability writability =
           new WritabilityProbe(bootstrap, cluster.stream(), options.shards()).await(WHOLE_TIMEOUT);
+      what += nemesis.release(kind);
       timeToWritable = writability.time();
       writableInTime = writability.within(options.writableWithin());
       if (!writability.notWritable().isEmpty()) {

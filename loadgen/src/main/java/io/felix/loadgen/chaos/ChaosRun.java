@@ -1,6 +1,7 @@
 package io.felix.loadgen.chaos;
 
 import io.felix.loadgen.local.LocalCluster;
+import io.felix.loadgen.local.LoopbackPartition;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -9,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -40,8 +42,12 @@ final class ChaosRun {
     deleteTree(options.dir());
     ChaosTable table = new ChaosTable();
     long end = System.nanoTime() + options.duration().toNanos();
+    Map<String, String> environment = new HashMap<>(launcherEnvironment);
+    if (options.faults().stream().anyMatch(FaultKind::partition)) {
+      environment.putAll(LoopbackPartition.launcherEnvironment());
+    }
     try (LocalCluster local = LocalCluster.up(LocalCluster.findScript(), options.dir(), options.brokers(),
-        List.of(), launcherEnvironment)) {
+        List.of(), environment)) {
       local.admin(0).createStream(STREAM, options.shards(), 3);
       ChaosCluster cluster = new ChaosCluster(local, STREAM);
       WritabilityProbe.Writability first = new WritabilityProbe(
@@ -51,24 +57,30 @@ final class ChaosRun {
             + FIRST_WRITABLE.toSeconds() + " s after its creation");
       }
       Random random = new Random(options.seed());
-      Nemesis nemesis = new Nemesis(cluster, random);
-      ChaosRound round = new ChaosRound(cluster, nemesis, options);
-      List<FaultKind> turn = new ArrayList<>();
-      int number = 0;
-      while (number < options.faults().size() || System.nanoTime() < end) {
-        if (turn.isEmpty()) {
-          turn.addAll(options.faults());
-          Collections.shuffle(turn, random);
-        }
-        RoundResult result = round.run(turn.remove(0));
-        table.add(result);
-        out.println(result.line(++number));
-        if (!result.ok()) {
-          heal(nemesis);
-        }
+      try (Nemesis nemesis = new Nemesis(cluster, random, options.partitionHold())) {
+        runRounds(table, cluster, nemesis, random, end);
       }
     }
     return table;
+  }
+
+  private void runRounds(ChaosTable table, ChaosCluster cluster, Nemesis nemesis, Random random, long end)
+      throws InterruptedException {
+    ChaosRound round = new ChaosRound(cluster, nemesis, options);
+    List<FaultKind> turn = new ArrayList<>();
+    int number = 0;
+    while (number < options.faults().size() || System.nanoTime() < end) {
+      if (turn.isEmpty()) {
+        turn.addAll(options.faults());
+        Collections.shuffle(turn, random);
+      }
+      RoundResult result = round.run(turn.remove(0));
+      table.add(result);
+      out.println(result.line(++number));
+      if (!result.ok()) {
+        heal(nemesis);
+      }
+    }
   }
 
   /** A failed round may leave a broker stopped or paused; the next round must not inherit that. */

@@ -19,7 +19,13 @@ public enum FaultKind {
   DISK_FULL("disk-full", "one broker's files limited to just above its largest segment (prlimit --fsize: writes past "
       + "it fail as on a full disk) until a replica there fails, held 10 s, then lifted"),
   MOVE_LEADER("move-leader", "one shard's leadership moved to another broker (POST /v1/shard-moves)"),
-  DRAIN("drain", "one broker drained (POST /v1/brokers/N/drain) until it leads nothing, then undrained");
+  DRAIN("drain", "one broker drained (POST /v1/brokers/N/drain) until it leads nothing, then undrained"),
+  PARTITION_SINGLETON("partition-singleton", "the broker leading the most shards (not the singleton's host) cut off "
+      + "from the singleton's host (cluster and replication ports) for --partition-hold; it still reaches the third broker"),
+  PARTITION_REPLICATION("partition-replication", "the broker leading the most shards (not the singleton's host) cut "
+      + "off from its followers' replication ports for --partition-hold; its cluster traffic, the singleton's included, passes"),
+  PARTITION_ISOLATE("partition-isolate", "the broker leading the most shards (not the singleton's host) cut off "
+      + "from every other broker (cluster and replication ports) for --partition-hold; clients still reach it");
 
   private final String wireName;
   private final String description;
@@ -35,6 +41,11 @@ public enum FaultKind {
 
   public String description() {
     return description;
+  }
+
+  /** Whether this fault cuts the network (iptables, {@link io.felix.loadgen.local.LoopbackPartition}). */
+  public boolean partition() {
+    return this == PARTITION_SINGLETON || this == PARTITION_REPLICATION || this == PARTITION_ISOLATE;
   }
 
   /** A comma list of wire names, in the order given; an unknown or repeated name is a usage error. */

@@ -1,6 +1,7 @@
 package io.felix.loadgen.chaos;
 
 import io.felix.loadgen.local.LocalCluster;
+import io.felix.loadgen.local.LoopbackPartition;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -8,9 +9,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.stream.Stream;
 
 /**
@@ -18,7 +22,7 @@ import java.util.stream.Stream;
  * action is over (for a kill of every broker: once every process answers GET /health again), which is when the
  * round starts timing how long the shards take to be writable.
  */
-final class Nemesis {
+final class Nemesis implements AutoCloseable {
   /** Longer than the failure detector and the split brain resolver's stable-after (felix.cluster). */
   static final Duration PAUSE = Duration.ofSeconds(15);
   private static final Duration RESTART_TIMEOUT = Duration.ofSeconds(180);
@@ -30,9 +34,14 @@ final class Nemesis {
   private final ChaosCluster cluster;
   private final LocalCluster local;
   private final Random random;
+  /** How long a partition stays cut (at least until every shard is writable again; {@code --partition-hold}). */
+  private final Duration partitionHold;
+  private LoopbackPartition partition;
+  private long cutAtNanos;
 
-  Nemesis(ChaosCluster cluster, Random random) {
+  Nemesis(ChaosCluster cluster, Random random, Duration partitionHold) {
     this.cluster = cluster;
+    this.partitionHold = partitionHold;
     this.local = cluster.local();
     this.random = random;
   }
@@ -50,7 +59,81 @@ final class Nemesis {
       case DISK_FULL -> diskFull();
       case MOVE_LEADER -> moveLeader();
       case DRAIN -> drain(randomBroker());
+      case PARTITION_SINGLETON -> cutFromSingletonHost();
+      case PARTITION_REPLICATION -> cutFromFollowers();
+      case PARTITION_ISOLATE -> isolate();
     };
+  }
+
+  /**
+   * Ends a fault that lasts beyond {@link #inject} (a partition is timed from its cut, so inject returns once it
+   * is made): holds it until the partition hold after the cut, then heals it. Returns what was done ("" for
+   * the other kinds).
+   */
+  String release(FaultKind kind) throws IOException, InterruptedException {
+    if (!kind.partition() || partition == null) {
+      return "";
+    }
+    long left = cutAtNanos + partitionHold.toNanos() - System.nanoTime();
+    if (left > 0) {
+      Thread.sleep(left / 1_000_000);
+    }
+    partition.heal();
+    return "; healed " + (System.nanoTime() - cutAtNanos) / 1_000_000 + " ms after the cut";
+  }
+
+  /** The leader (most shards) that does not host the singleton, cut from the singleton's host only. */
+  private String cutFromSingletonHost() throws IOException, InterruptedException {
+    int singleton = cluster.singletonHost();
+    int victim = cluster.mostLeaders(b -> b != singleton);
+    cut(Set.of(victim), Set.of(singleton), EnumSet.allOf(LoopbackPartition.Port.class));
+    return "broker " + victim + " (a leader) cut off from broker " + singleton + " (the singleton's host): "
+        + "cluster and replication ports";
+  }
+
+  /** The leader (most shards) that does not host the singleton, cut from its followers' replication ports. */
+  private String cutFromFollowers() throws IOException, InterruptedException {
+    int singleton = cluster.singletonHost();
+    int victim = cluster.mostLeaders(b -> b != singleton);
+    cut(Set.of(victim), others(victim), EnumSet.of(LoopbackPartition.Port.REPLICATION));
+    return "broker " + victim + " (a leader) cut off from the replication ports of brokers " + others(victim)
+        + " (its followers); cluster traffic to the singleton's host " + singleton + " passes";
+  }
+
+  /** The leader (most shards) that does not host the singleton, cut from every other broker. */
+  private String isolate() throws IOException, InterruptedException {
+    int singleton = cluster.singletonHost();
+    int victim = cluster.mostLeaders(b -> b != singleton);
+    cut(Set.of(victim), others(victim), EnumSet.allOf(LoopbackPartition.Port.class));
+    return "broker " + victim + " (a leader) cut off from brokers " + others(victim)
+        + ": cluster and replication ports; clients still reach it";
+  }
+
+  private void cut(Set<Integer> side, Set<Integer> others, Set<LoopbackPartition.Port> ports)
+      throws IOException, InterruptedException {
+    if (partition == null) {
+      partition = new LoopbackPartition(local);
+    }
+    partition.cut(side, others, ports);
+    cutAtNanos = System.nanoTime();
+  }
+
+  private Set<Integer> others(int broker) {
+    Set<Integer> out = new TreeSet<>();
+    for (int b = 0; b < cluster.brokers(); b++) {
+      if (b != broker) {
+        out.add(b);
+      }
+    }
+    return out;
+  }
+
+  /** Removes the partition's iptables chain, if one was made. */
+  @Override
+  public void close() throws IOException, InterruptedException {
+    if (partition != null) {
+      partition.close();
+    }
   }
 
   private String kill(int broker, String why) throws IOException, InterruptedException {
@@ -171,14 +254,37 @@ final class Nemesis {
     }
   }
 
-  /** Sets the soft file-size limit of a running process. */
+  /**
+   * Sets the soft file-size limit of a running process. A broker running under its own group id (partition runs,
+   * {@link LoopbackPartition}) may only be limited by a caller of the same group unless the caller holds
+   * CAP_SYS_RESOURCE, which root in a container may lack: prlimit then runs under the broker's group id.
+   */
   private static void prlimit(long pid, String fsize) throws IOException, InterruptedException {
-    Process p = new ProcessBuilder("prlimit", "--pid", Long.toString(pid), "--fsize=" + fsize + ":")
-        .redirectErrorStream(true).start();
+    List<String> command = new ArrayList<>();
+    String gid = realGroupId(pid);
+    if (gid != null && !gid.equals(realGroupId(ProcessHandle.current().pid()))) {
+      command.addAll(List.of("setpriv", "--regid=" + gid, "--clear-groups"));
+    }
+    command.addAll(List.of("prlimit", "--pid", Long.toString(pid), "--fsize=" + fsize + ":"));
+    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
     String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
     if (p.waitFor() != 0) {
       throw new IOException("prlimit --fsize=" + fsize + " on pid " + pid + " failed: " + out.strip());
     }
+  }
+
+  /** The real group id of a process (from /proc), or null when it cannot be read. */
+  private static String realGroupId(long pid) {
+    try {
+      for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
+        if (line.startsWith("Gid:")) {
+          return line.substring(4).trim().split("\\s+")[0];
+        }
+      }
+    } catch (IOException gone) {
+      // no such process: prlimit reports it
+    }
+    return null;
   }
 
   private String moveLeader() throws IOException, InterruptedException {
@@ -216,6 +322,9 @@ final class Nemesis {
 
   /** After a failed round: every broker started (a no-op for running ones) and resumed, so the next starts whole. */
   void heal() throws IOException, InterruptedException {
+    if (partition != null) {
+      partition.heal();
+    }
     List<String> start = new ArrayList<>(List.of("local", "start"));
     for (int b = 0; b < cluster.brokers(); b++) {
       start.add(Integer.toString(b));

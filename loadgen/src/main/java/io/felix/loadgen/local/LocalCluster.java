@@ -26,7 +26,7 @@ import java.util.stream.Stream;
  * checked can be taken before a broker binds it; then {@code bin/felix} exits with {@link #PORT_TAKEN} and the
  * cluster is started again, from an empty directory, on another range.
  */
-public final class LocalCluster implements AutoCloseable {
+public final class LocalCluster implements AutoCloseable, LoopbackPartition.BrokerPorts {
 
   /** {@code bin/felix}'s exit status when a broker port is taken (see its header). */
   public static final int PORT_TAKEN = 3;
@@ -154,6 +154,11 @@ public final class LocalCluster implements AutoCloseable {
 
   public int clientPort(int broker) {
     return PORT_BASES[1] + portOffset + broker;
+  }
+
+  /** Broker N's broker-to-broker replication port. */
+  public int replicationPort(int broker) {
+    return PORT_BASES[2] + portOffset + broker;
   }
 
   /** Broker N's Pekko cluster (Artery) port: its members' addresses in the brokers' logs name it. */

@@ -68,17 +68,24 @@ class ConsumerGroupClusterTest {
         try {
           List<GroupRecord> polled = consumer.poll(Duration.ofMillis(300));
           long now = System.nanoTime();
-          for (GroupRecord r : polled) {
-            reads.add(new long[] {r.shard(), r.offset(), now});
-          }
           if (!polled.isEmpty()) {
             Map<Integer, Long> positions = new HashMap<>();
             for (GroupRecord r : polled) {
               positions.merge(r.shard(), r.offset() + 1, Math::max);
             }
-            consumer.commitSync();
-            long acked = System.nanoTime();
-            positions.forEach((shard, next) -> commits.add(new long[] {shard, next, acked}));
+            boolean owner = false;
+            try {
+              consumer.commitSync();
+              owner = true;
+              long acked = System.nanoTime();
+              positions.forEach((shard, next) -> commits.add(new long[] {shard, next, acked}));
+            } finally {
+              // A refused commit means this member read as one of an older generation (it had not heard of the
+              // rebalance yet): the shard's new owner may have read and committed the same records meanwhile.
+              for (GroupRecord r : polled) {
+                reads.add(new long[] {r.shard(), r.offset(), now, owner ? 1 : 0});
+              }
+            }
           }
         } catch (RuntimeException e) {
           if (running) {
@@ -140,8 +147,11 @@ class ConsumerGroupClusterTest {
             members.stream().filter(m -> m.running).allMatch(m -> m.consumer.assignment().size() == 2));
         assertEquals(Map.of(), unread(expected, members));
 
-        // Every read of a record after its first: the reader before must not have had a commit past the record
-        // acknowledged by then (that would be a committed record read again).
+        // Every read of a record after its first, by a member whose commit of it was then accepted (the shard's owner
+        // in the group's current generation): the reader before must not have had a commit past the record
+        // acknowledged by then (that would be a committed record read again). Reads whose commit was refused come
+        // from a member that had not yet heard of a rebalance (assignment is immediate, with no revoke-then-assign
+        // barrier); they are duplicates of the at-least-once kind and are counted, not checked.
         Map<String, List<Object[]>> readsOf = new HashMap<>();
         for (Member m : members) {
           for (long[] r : m.reads) {
@@ -149,6 +159,7 @@ class ConsumerGroupClusterTest {
           }
         }
         int duplicates = 0;
+        int staleReads = 0;
         for (Map.Entry<String, List<Object[]>> e : readsOf.entrySet()) {
           List<Object[]> reads = e.getValue();
           reads.sort(java.util.Comparator.comparingLong(x -> ((long[]) x[1])[2]));
@@ -156,6 +167,10 @@ class ConsumerGroupClusterTest {
             duplicates++;
             Member before = (Member) reads.get(i - 1)[0];
             long[] again = (long[]) reads.get(i)[1];
+            if (again[3] == 0) {
+              staleReads++;
+              continue;
+            }
             boolean committedBefore = before.commits.stream()
                 .anyMatch(c -> c[0] == again[0] && c[1] > again[1] && c[2] < again[2]);
             assertTrue(!committedBefore, e.getKey() + " was read again after " + before.name
@@ -180,8 +195,8 @@ class ConsumerGroupClusterTest {
         assertEquals(1, list.size(), list.toString());
         assertEquals("billing", list.get(0).get("group").asText());
         assertEquals(404, cluster.get(other, "/v1/groups/nobody").status());
-        log.info("CONSUMER GROUP: {} records acknowledged, all read; {} read twice (uncommitted when their reader"
-            + " lost the shard)", acked.size(), duplicates);
+        log.info("CONSUMER GROUP: {} records acknowledged, all read; {} read again, {} of them by a member of an"
+            + " older generation", acked.size(), duplicates, staleReads);
       } finally {
         for (Member m : members) {
           if (m.running) {

@@ -56,6 +56,16 @@ class StreamSettingsClusterTest {
           () -> shard(cluster, via).get("commit_offset").asLong() == 100);
       assertEquals(0, shard(cluster, via).get("log_start_offset").asLong(), "no limit: nothing deleted");
 
+      // The snapshot compared below must not change on its own: every replica has reported its role and all are in
+      // sync (a follower's first report can land after the leader's commit offset).
+      BrokerCluster.await(Duration.ofSeconds(10), "every replica reports its role and all are in sync", () -> {
+        JsonNode shard = shard(cluster, via);
+        boolean reported = true;
+        for (JsonNode state : shard.get("replica_states")) {
+          reported &= !state.isNull();
+        }
+        return reported && !shard.get("under_replicated").asBoolean();
+      });
       String before = cluster.get(via, "/v1/streams/kept").body();
       expect(400, "retention_bytes must be -1 (unlimited) or at least 0, got -7",
           cluster.patch(via, "/v1/streams/kept", "{\"retention_bytes\":-7}"));

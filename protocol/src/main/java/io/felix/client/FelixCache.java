@@ -16,8 +16,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 
 /**
  * One cache, from {@link FelixClient#cache(String)}. Writes are records produced through the client's producer
@@ -32,17 +30,12 @@ public final class FelixCache {
   private final String name;
   private final ClientSettings settings;
   private final MetadataCache metadata;
-  private final BrokerConnections connections;
-  private final ScheduledExecutorService timer;
 
-  FelixCache(FelixClient client, String name, ClientSettings settings, MetadataCache metadata,
-      BrokerConnections connections, ScheduledExecutorService timer) {
+  FelixCache(FelixClient client, String name, ClientSettings settings, MetadataCache metadata) {
     this.client = client;
     this.name = name;
     this.settings = settings;
     this.metadata = metadata;
-    this.connections = connections;
-    this.timer = timer;
   }
 
   public String name() {
@@ -125,49 +118,7 @@ public final class FelixCache {
 
   /** Sends to the shard's leader (any shard, -1, in plain mode: the connected broker), retrying as the class says. */
   private CompletableFuture<Response> send(int shard, Request.Builder request) {
-    CompletableFuture<Response> result = new CompletableFuture<>();
-    attempt(shard, request, 0, System.nanoTime() + settings.requestTimeout().toNanos(), result);
-    return result;
-  }
-
-  private void attempt(int shard, Request.Builder request, int attempt, long deadlineNanos,
-      CompletableFuture<Response> result) {
-    CompletableFuture<HostPort> target;
-    if (shard < 0) {
-      target = CompletableFuture.completedFuture(metadata.plainTarget());
-    } else {
-      HostPort leader = metadata.view().leaderAddress(name, shard);
-      target = leader != null ? CompletableFuture.completedFuture(leader)
-          : CompletableFuture.failedFuture(FelixException.noLeader("no known leader for " + name + "/" + shard));
-    }
-    target.thenCompose(t -> connections.get(t).thenCompose(c -> c.send(request.clone(), settings.requestTimeout()))
-            .whenComplete((r, e) -> {
-              if (e == null) {
-                metadata.answeredBy(t);
-              } else if (FelixException.from(e).kind() == FelixException.Kind.CONNECTION_FAILED) {
-                metadata.connectionFailed(t);
-              }
-            }))
-        .whenComplete((response, error) -> {
-          FelixException failure = error != null ? FelixException.from(error)
-              : Errors.isError(response) ? FelixException.broker(response.getError()) : null;
-          if (failure == null) {
-            result.complete(response);
-            return;
-          }
-          if (failure.code() == ErrorCode.NOT_LEADER && shard >= 0) {
-            metadata.notLeader(name, shard, response.getError());
-          } else if (failure.retriable()) {
-            metadata.refresh(List.of(name));
-          }
-          long backoff = settings.backoffNanos(attempt + 1);
-          if (failure.retriable() && attempt < settings.retries() && System.nanoTime() + backoff < deadlineNanos) {
-            timer.schedule(() -> attempt(shard, request, attempt + 1, deadlineNanos, result), backoff,
-                TimeUnit.NANOSECONDS);
-          } else {
-            result.completeExceptionally(failure.withContext("read of cache " + name
-                + (shard >= 0 ? "/" + shard : "")));
-          }
-        });
+    return client.sendRetried(name, shard, shard < 0, request, settings.requestTimeout(),
+        "read of cache " + name + (shard >= 0 ? "/" + shard : ""));
   }
 }

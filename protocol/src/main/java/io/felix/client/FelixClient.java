@@ -150,7 +150,7 @@ public final class FelixClient implements AutoCloseable {
 
   /** The cache {@code name}: asynchronous put, get, getAll and delete (see {@link FelixCache}). */
   public FelixCache cache(String name) {
-    return new FelixCache(this, name, settings, metadata, connections, timer);
+    return new FelixCache(this, name, settings, metadata);
   }
 
   /** Sends every record produced before this call at once (ignoring linger) and waits until each is answered. */
@@ -185,11 +185,10 @@ public final class FelixClient implements AutoCloseable {
     Request.Builder request = Request.newBuilder().setFetch(FetchRequest.newBuilder()
         .setStream(stream).setShard(shard).setOffset(offset).setMaxBytes(maxBytes).setMaxWaitMs(maxWaitMs)
         .setForwardIfNotLeader(settings.mode() == ClientMode.PLAIN));
-    CompletableFuture<FetchResult> result = new CompletableFuture<>();
-    Duration maxWait = Duration.ofMillis(maxWaitMs);
-    long deadline = System.nanoTime() + settings.requestTimeout().plus(maxWait).toNanos();
-    fetchAttempt(stream, shard, offset, request, maxWait, 0, deadline, result);
-    return result;
+    Duration timeout = settings.requestTimeout().plus(Duration.ofMillis(maxWaitMs));
+    return sendRetried(stream, shard, settings.mode() == ClientMode.PLAIN, request, timeout,
+        "fetch " + stream + "/" + shard + "@" + offset)
+        .thenApply(response -> decode(stream, shard, offset, response.getFetch()));
   }
 
   /**
@@ -208,9 +207,22 @@ public final class FelixClient implements AutoCloseable {
     });
   }
 
-  private void fetchAttempt(String stream, int shard, long offset, Request.Builder request, Duration maxWait,
-      int attempt, long deadlineNanos, CompletableFuture<FetchResult> result) {
-    CompletableFuture<HostPort> target = settings.mode() == ClientMode.PLAIN
+  /**
+   * One idempotent read of a shard (a fetch, a cache read): sent to the shard's leader, or with {@code plain} to the
+   * plain-mode broker, and retried on retriable failures (a NOT_LEADER hint applied, metadata re-read) with the
+   * settings' backoff, for at most {@code timeout} in all. Completes with the successful answer, or fails with the
+   * last failure, {@code context} added.
+   */
+  CompletableFuture<Response> sendRetried(String stream, int shard, boolean plain, Request.Builder request,
+      Duration timeout, String context) {
+    CompletableFuture<Response> result = new CompletableFuture<>();
+    attempt(stream, shard, plain, request, timeout, context, 0, System.nanoTime() + timeout.toNanos(), result);
+    return result;
+  }
+
+  private void attempt(String stream, int shard, boolean plain, Request.Builder request, Duration timeout,
+      String context, int attempt, long deadlineNanos, CompletableFuture<Response> result) {
+    CompletableFuture<HostPort> target = plain
         ? CompletableFuture.completedFuture(metadata.plainTarget())
         : metadata.stream(stream).thenApply(v -> {
           HostPort leader = metadata.view().leaderAddress(stream, shard);
@@ -219,7 +231,6 @@ public final class FelixClient implements AutoCloseable {
           }
           return leader;
         });
-    Duration timeout = settings.requestTimeout().plus(maxWait);
     target.thenCompose(t -> connections.get(t).thenCompose(c -> c.send(request.clone(), timeout))
             .whenComplete((r, e) -> {
               if (e == null) {
@@ -232,14 +243,10 @@ public final class FelixClient implements AutoCloseable {
           FelixException failure = error != null ? FelixException.from(error)
               : Errors.isError(response) ? FelixException.broker(response.getError()) : null;
           if (failure == null) {
-            try {
-              result.complete(decode(stream, shard, offset, response.getFetch()));
-            } catch (RuntimeException e) {
-              result.completeExceptionally(e);
-            }
+            result.complete(response);
             return;
           }
-          if (failure.code() == ErrorCode.NOT_LEADER) {
+          if (failure.code() == ErrorCode.NOT_LEADER && shard >= 0) {
             metadata.notLeader(stream, shard, response.getError()); // applies the hint and re-reads metadata
           } else if (failure.retriable()) {
             metadata.refresh(List.of(stream));
@@ -247,11 +254,10 @@ public final class FelixClient implements AutoCloseable {
           long backoff = settings.backoffNanos(attempt + 1);
           if (failure.retriable() && attempt < settings.retries() && !closed
               && System.nanoTime() + backoff < deadlineNanos) {
-            timer.schedule(
-                () -> fetchAttempt(stream, shard, offset, request, maxWait, attempt + 1, deadlineNanos, result),
-                backoff, TimeUnit.NANOSECONDS);
+            timer.schedule(() -> attempt(stream, shard, plain, request, timeout, context, attempt + 1, deadlineNanos,
+                result), backoff, TimeUnit.NANOSECONDS);
           } else {
-            result.completeExceptionally(failure.withContext("fetch " + stream + "/" + shard + "@" + offset));
+            result.completeExceptionally(failure.withContext(context));
           }
         });
   }

@@ -1,5 +1,6 @@
 package io.felix.broker.control;
 
+import io.felix.broker.testing.ManualClock;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;

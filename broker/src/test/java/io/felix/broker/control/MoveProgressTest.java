@@ -1,5 +1,6 @@
 package io.felix.broker.control;
 
+import io.felix.broker.testing.ManualClock;
 import static io.felix.broker.control.TestReplicas.holding;
 import static io.felix.broker.control.TestReplicas.notHosted;
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -1,5 +1,6 @@
 package io.felix.broker.group;
 
+import io.felix.broker.testing.ManualClock;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.felix.broker.group.GroupMembership.Joined;

@@ -35,11 +35,7 @@ class BrokerKillTest {
   @Test
   void sigkilledLeaderFailsOverAndRejoinsWithoutLosingOrDuplicatingAcknowledgedRecords() throws Exception {
     try (LocalCluster launcher = LocalCluster.up(LocalCluster.findScript(), dir.resolve("local"), 3,
-        List.of("--zones", "a,b,c"), Map.of(
-            // The tests run before Maven packages the broker jar: the brokers run from the test classpath.
-            "FELIX_BROKER_CLASSPATH", System.getProperty("surefire.test.class.path",
-                System.getProperty("java.class.path")),
-            "FELIX_BROKER_HEAP", "384m",
+        List.of("--zones", "a,b,c"), LauncherEnvironment.brokersFromTestClasspath("384m",
             // On a 2-core machine shared with other builds a restarted broker has taken over 90 s to be ready.
             "FELIX_READY_TIMEOUT", "240"))) {
       String bootstrap = launcher.bootstrap();

@@ -10,7 +10,6 @@ import io.felix.loadgen.local.LoopbackPartition;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -46,11 +45,8 @@ class ChaosProcessTest {
     ChaosOptions options = ChaosOptions.parse(List.of("--duration", "90s",
         "--faults", String.join(",", faults.stream().map(FaultKind::wireName).toList()),
         "--rate", "200", "--seed", "42", "--writable-within", "45s", "--dir", dir.resolve("chaos").toString()));
-    ChaosTable table = ChaosCommand.execute(options, Map.of(
-        // The tests run before Maven packages the broker jar: the brokers run from the test classpath.
-        "FELIX_BROKER_CLASSPATH", System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")),
-        "FELIX_BROKER_HEAP", "384m",
-        "FELIX_READY_TIMEOUT", "240"), System.out);
+    ChaosTable table = ChaosCommand.execute(options,
+        LauncherEnvironment.brokersFromTestClasspath("384m", "FELIX_READY_TIMEOUT", "240"), System.out);
 
     assertEquals(faults, table.rows().stream().map(ChaosTable.Row::kind).toList(), table.render());
     for (ChaosTable.Row row : table.rows()) {

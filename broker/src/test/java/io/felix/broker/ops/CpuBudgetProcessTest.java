@@ -9,7 +9,6 @@ import io.felix.loadgen.local.LocalCluster;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -39,9 +38,7 @@ class CpuBudgetProcessTest {
     Path groups;
     try (LocalCluster launcher = LocalCluster.up(LocalCluster.findScript(), dir.resolve("local"), 2,
         List.of("--cpu-per-broker", "1"),
-        Map.of("FELIX_BROKER_CLASSPATH", System.getProperty("surefire.test.class.path",
-                System.getProperty("java.class.path")),
-            "FELIX_BROKER_HEAP", "256m"))) {
+        LauncherEnvironment.brokersFromTestClasspath("256m"))) {
       Path root = v2 ? V2 : V1_CPU;
       Path group0 = group(launcher.pid(0), v2).map(g -> root.resolve(g.substring(1))).orElseThrow();
       Path group1 = group(launcher.pid(1), v2).map(g -> root.resolve(g.substring(1))).orElseThrow();

@@ -41,10 +41,7 @@ class DiskFullProcessTest {
   @Test
   void aLeaderWhoseDiskIsFullFailsOverAndRejoinsAsAFollowerOnceThereIsRoom() throws Exception {
     try (LocalCluster launcher = LocalCluster.up(LocalCluster.findScript(), dir.resolve("local"), 3,
-        List.of("--zones", "a,b,c"), Map.of(
-            "FELIX_BROKER_CLASSPATH", System.getProperty("surefire.test.class.path",
-                System.getProperty("java.class.path")),
-            "FELIX_BROKER_HEAP", "384m",
+        List.of("--zones", "a,b,c"), LauncherEnvironment.brokersFromTestClasspath("384m",
             "FELIX_READY_TIMEOUT", "240"))) {
       String bootstrap = launcher.bootstrap();
       new AdminApi(launcher.adminPort(0)).createStream(STREAM, SHARDS, 3);

@@ -9,7 +9,6 @@ import io.felix.loadgen.chaos.FaultKind;
 import io.felix.loadgen.local.LoopbackPartition;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -51,11 +50,8 @@ class PartitionProcessTest {
         // Cut until every shard is writable, at least 4 s: healed before the split brain resolver downs the cut
         // broker (about 6 s), so a round takes seconds, not a broker's restart; the long chaos runs hold 10 s.
         "--partition-hold", "4s", "--dir", dir.resolve("chaos").toString()));
-    ChaosTable table = ChaosCommand.execute(options, Map.of(
-        // The tests run before Maven packages the broker jar: the brokers run from the test classpath.
-        "FELIX_BROKER_CLASSPATH", System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")),
-        "FELIX_BROKER_HEAP", "384m",
-        "FELIX_READY_TIMEOUT", "240"), System.out);
+    ChaosTable table = ChaosCommand.execute(options,
+        LauncherEnvironment.brokersFromTestClasspath("384m", "FELIX_READY_TIMEOUT", "240"), System.out);
 
     assertEquals(PARTITIONS.size(), table.rows().size(), table.render());
     for (ChaosTable.Row row : table.rows()) {

@@ -44,11 +44,7 @@ class SilentLeaderProcessTest {
   @Test
   void producersMoveTheirBatchesToTheNewLeaderWithoutUncertainOrLostRecords() throws Exception {
     try (LocalCluster launcher = LocalCluster.up(LocalCluster.findScript(), dir.resolve("local"), 3,
-        List.of("--zones", "a,b,c"), Map.of(
-            // The tests run before Maven packages the broker jar: the brokers run from the test classpath.
-            "FELIX_BROKER_CLASSPATH", System.getProperty("surefire.test.class.path",
-                System.getProperty("java.class.path")),
-            "FELIX_BROKER_HEAP", "384m",
+        List.of("--zones", "a,b,c"), LauncherEnvironment.brokersFromTestClasspath("384m",
             "FELIX_READY_TIMEOUT", "240"))) {
       new AdminApi(launcher.adminPort(0)).createStream(STREAM, SHARDS, 3);
       AdminApi first = new AdminApi(launcher.adminPort(0));

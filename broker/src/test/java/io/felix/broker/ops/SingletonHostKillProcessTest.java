@@ -7,7 +7,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -34,9 +33,7 @@ class SingletonHostKillProcessTest {
   void theSingletonMovesAndItsHostsShardsFailOverLongBeforeTheFailureDetectorWouldMarkItUnreachable()
       throws Exception {
     try (LocalCluster launcher = LocalCluster.up(LocalCluster.findScript(), dir.resolve("local"), 3, List.of(),
-        Map.of("FELIX_BROKER_CLASSPATH", System.getProperty("surefire.test.class.path",
-                System.getProperty("java.class.path")),
-            "FELIX_BROKER_HEAP", "256m",
+        LauncherEnvironment.brokersFromTestClasspath("256m",
             "FELIX_READY_TIMEOUT", "240",
             // System properties are the brokers' first config layer; every broker gets the long pause.
             "JAVA_TOOL_OPTIONS", "-Dfelix.cluster.acceptable-heartbeat-pause=" + DETECTOR_PAUSE.toSeconds() + "s"))) {

@@ -11,7 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -30,9 +29,7 @@ class SupervisorProcessTest {
   @Test
   void aKilledBrokerIsRestartedAndRejoinsWhileAStoppedOneStaysDown() throws Exception {
     try (LocalCluster launcher = LocalCluster.up(LocalCluster.findScript(), dir.resolve("local"), 2, List.of(),
-        Map.of("FELIX_BROKER_CLASSPATH", System.getProperty("surefire.test.class.path",
-                System.getProperty("java.class.path")),
-            "FELIX_BROKER_HEAP", "256m",
+        LauncherEnvironment.brokersFromTestClasspath("256m",
             // A broker that never gets ready fails 'local start' with its log, well before the test's guard.
             "FELIX_READY_TIMEOUT", "150"))) {
       Path log = launcher.dir().resolve("broker1").resolve("broker.log");

@@ -1,4 +1,4 @@
-package io.felix.broker.group;
+package io.felix.broker.testing;
 
 import java.time.Clock;
 import java.time.Instant;
@@ -6,19 +6,19 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 
 /** A clock the test sets: the state machines read the time from it, so no test sleeps. */
-final class ManualClock extends Clock {
+public final class ManualClock extends Clock {
 
   private long millis;
 
-  ManualClock(long millis) {
+  public ManualClock(long millis) {
     this.millis = millis;
   }
 
-  void set(long millis) {
+  public void set(long millis) {
     this.millis = millis;
   }
 
-  void advance(long millis) {
+  public void advance(long millis) {
     this.millis += millis;
   }
 

@@ -1,0 +1,28 @@
+package io.felix.broker.ops;
+
+import java.util.HashMap;
+import java.util.Map;
+
+/** The environment the process tests give {@code bin/felix local} (through LocalCluster or the chaos command). */
+final class LauncherEnvironment {
+
+  private LauncherEnvironment() {}
+
+  /**
+   * Brokers run from the test classpath (the tests run before Maven packages the broker jar) with {@code heap},
+   * plus the further variables given as name, value pairs.
+   */
+  static Map<String, String> brokersFromTestClasspath(String heap, String... more) {
+    if (more.length % 2 != 0) {
+      throw new IllegalArgumentException("variables come as name, value pairs");
+    }
+    Map<String, String> environment = new HashMap<>();
+    environment.put("FELIX_BROKER_CLASSPATH", System.getProperty("surefire.test.class.path",
+        System.getProperty("java.class.path")));
+    environment.put("FELIX_BROKER_HEAP", heap);
+    for (int i = 0; i < more.length; i += 2) {
+      environment.put(more[i], more[i + 1]);
+    }
+    return Map.copyOf(environment);
+  }
+}

@@ -40,6 +40,9 @@ import java.util.stream.Collectors;
  *   <tr><td>fencing at e</td><td>fewer than a quorum answered the fence at e with a hosted, sound replica that is
  *       not recovering (one that lost its data may lack committed records, so it vouches for nothing)</td>
  *       <td>wait</td></tr>
+ *   <tr><td>fencing at e</td><td>every replica of the set answered, each recovering with an empty log (a new
+ *       shard whose first leader died before its followers' first fetch)</td><td>as for a quorum: no record is held
+ *       anywhere, and waiting would leave the shard without a leader for ever</td></tr>
  *   <tr><td>fencing at e</td><td>a quorum answered</td><td>{@link MoveAborted} at e if a move was in flight,
  *       then {@link LeaderPromoted} at e of the replica the library's rule chooses; the round ends</td></tr>
  *   <tr><td>fencing at e</td><td>a quorum answered but no answering replica may lead</td><td>warn; the round
@@ -108,10 +111,18 @@ final class FailoverRounds {
           epoch, a.leader());
       return List.of();
     }
-    List<ReplicaStatus> fenced = round.fenced().values().stream()
-        .filter(r -> r.hosted() && !r.failed() && !r.recovering()).toList();
+    List<ReplicaStatus> sound = round.fenced().values().stream().filter(r -> r.hosted() && !r.failed()).toList();
+    List<ReplicaStatus> fenced = sound.stream().filter(r -> !r.recovering()).toList();
     if (fenced.size() < a.quorumSize()) {
-      return List.of();
+      if (!everyReplicaAnsweredEmpty(a, sound)) {
+        return List.of();
+      }
+      // No replica can vouch, but none holds anything either: no record survives anywhere that waiting could bring
+      // back (a new shard whose first leader died before its followers' first fetch, say). Waiting would leave the
+      // shard without a leader for ever; the promoted replica leads provisionally (see LeadRule).
+      context.log().info("Shard {}: every replica {} answered the fence at epoch {} with an empty log, none yet"
+          + " caught up with a leader; no record is held anywhere, so one is promoted", a.id(), a.replicas(), epoch);
+      fenced = sound;
     }
     ReplicaStatus best = fenced.stream().max(ReplicaStatus::compareLog).orElseThrow();
     Set<Integer> inSync = fenced.stream().filter(r -> r.compareLog(best) == 0).map(ReplicaStatus::brokerId)
@@ -144,5 +155,11 @@ final class FailoverRounds {
         a.id(), a.leader(), leaderReachable ? "restarted, does not serve, or its fenced move timed out" : "lost",
         fenced.size(), a.replicas().size(), epoch, step.get().to(), best.logEndOffset(), best.lastEpoch());
     return events;
+  }
+
+  /** Whether every replica of the set answered this round, each with a log that never held a record. */
+  private static boolean everyReplicaAnsweredEmpty(ShardAssignment a, List<ReplicaStatus> answers) {
+    return answers.stream().map(ReplicaStatus::brokerId).collect(Collectors.toSet()).containsAll(a.replicas())
+        && answers.stream().allMatch(r -> r.logEndOffset() == 0 && r.lastEpoch() < 0);
   }
 }

@@ -6,6 +6,7 @@ import static io.felix.broker.control.TestReplicas.notHosted;
 import static io.felix.broker.control.TestReplicas.promised;
 import static io.felix.broker.control.TestReplicas.recovering;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.felix.broker.assignment.ShardAssignment;
 import io.felix.broker.assignment.ShardId;
@@ -105,6 +106,36 @@ class FailoverRoundsTest {
     Set<Integer> everyone = Set.copyOf(shard.replicas());
     rounds.answered(holding(SHARD, lost, 1, 50), 2);
     assertEquals(List.of(new LeaderPromoted(SHARD, lost, 2, lost)), rounds.progress(state, everyone, Set.of(SHARD)));
+  }
+
+  @Test
+  void aNewShardWhoseEveryReplicaIsEmptyAndRecoveringGetsALeaderOnceEveryReplicaAnswered() {
+    // The first leader died before its followers' first fetch: neither follower can vouch for anything yet.
+    rounds.progress(state, available, Set.of(SHARD));
+    rounds.answered(recovering(SHARD, survivors.get(0), 0), 2);
+    rounds.answered(recovering(SHARD, survivors.get(1), 0), 2);
+    clock.advance(10);
+    assertEquals(List.of(), rounds.progress(state, available, Set.of(SHARD)),
+        "the lost leader may come back holding records: wait for it");
+
+    // It comes back empty too: no record is held anywhere, so one replica is promoted instead of none for ever.
+    Set<Integer> everyone = Set.copyOf(shard.replicas());
+    rounds.answered(recovering(SHARD, lost, 0), 2);
+    List<PlacementEvent> events = rounds.progress(state, everyone, Set.of(SHARD));
+    assertEquals(1, events.size());
+    LeaderPromoted promoted = (LeaderPromoted) events.get(0);
+    assertEquals(2, promoted.epoch());
+    assertTrue(shard.replicas().contains(promoted.leader()), "promoted " + promoted);
+  }
+
+  @Test
+  void everyReplicaRecoveringIsNoQuorumWhenOneOfThemHoldsRecords() {
+    rounds.progress(state, Set.copyOf(shard.replicas()), Set.of(SHARD));
+    rounds.answered(recovering(SHARD, survivors.get(0), 0), 2);
+    rounds.answered(recovering(SHARD, survivors.get(1), 0), 2);
+    rounds.answered(recovering(SHARD, lost, 30), 2); // copied part of a leader's log: committed records are missing
+    clock.advance(10);
+    assertEquals(List.of(), rounds.progress(state, Set.copyOf(shard.replicas()), Set.of(SHARD)));
   }
 
   @Test

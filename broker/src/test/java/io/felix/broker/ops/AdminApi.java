@@ -87,6 +87,37 @@ final class AdminApi {
         + excluded + " within " + timeout + "; last: " + last);
   }
 
+  /**
+   * Polls until every shard of the stream reports its whole replica set in sync: every follower has fetched from
+   * its leader, so each replica can vouch for the shard's records in a failover.
+   */
+  void awaitInSync(String stream, Duration timeout) throws Exception {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    JsonNode last = null;
+    while (System.nanoTime() < deadline) {
+      try {
+        last = streamDetail(stream);
+      } catch (IOException notAnswering) {
+        last = null;
+      }
+      if (last != null && allInSync(last)) {
+        return;
+      }
+      Thread.sleep(100);
+    }
+    throw new AssertionError("stream " + stream + " did not get every replica in sync within " + timeout
+        + "; last: " + last);
+  }
+
+  private static boolean allInSync(JsonNode stream) {
+    for (JsonNode s : stream.get("shard_assignments")) {
+      if (s.path("in_sync").size() != s.get("replicas").size()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /** GET /v1/streams/{stream} as JSON, or null when the broker does not answer 200. */
   JsonNode streamDetail(String stream) throws IOException, InterruptedException {
     var r = admin.get("/v1/streams/" + stream);

@@ -85,6 +85,15 @@ final class ConsumeCommand implements Callable<Integer> {
     @Option(names = "--group", paramLabel = "GROUP",
         description = "read as a member of this consumer group (its shards, from its committed offsets) until idle")
     String group;
+
+    @Option(names = "--members", paramLabel = "N", defaultValue = "1",
+        description = "with --group: N members side by side in this process (default ${DEFAULT-VALUE})")
+    int members = 1;
+
+    @Option(names = "--churn", paramLabel = "DURATION", converter = Converters.PositiveDuration.class,
+        description = "with --group: every DURATION the oldest member leaves (commits, then leaves) and a new one "
+            + "joins; --verify then checks that the members together read every record once")
+    Duration churn;
   }
 
   @Override
@@ -116,9 +125,13 @@ final class ConsumeCommand implements Callable<Integer> {
     if (load.expect != null && !load.verify) {
       throw Ranges.usage(spec, "--expect is only meaningful with --verify");
     }
+    if (load.group == null && (load.members != 1 || load.churn != null)) {
+      throw Ranges.usage(spec, "--members and --churn are options of a group reader: give --group too");
+    }
     return new ConsumeOptions(endpoints.bootstrap(), load.stream, mode, fromBeginning, load.verify, load.expect,
         load.json, load.idle, Ranges.within(spec, "--max-bytes", load.maxBytes, 1024, 8 * 1024 * 1024 - 64 * 1024),
-        load.group, endpoints.credentials());
+        load.group, endpoints.credentials(), Ranges.within(spec, "--members", load.members, 1, 64), load.churn,
+        endpoints.tls());
   }
 
   FelixClient client() {

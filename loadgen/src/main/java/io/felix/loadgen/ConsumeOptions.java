@@ -17,6 +17,10 @@ import java.util.List;
  * @param group read as a member of this consumer group (null: every shard, no group): the shards the group assigns,
  *     from the group's committed offsets, committing after every poll, until idle
  * @param credentials the user and password to authenticate with (SASL/SCRAM-SHA-256), or null for none
+ * @param members with a group: how many members read side by side in this process (each with its own client)
+ * @param churn with a group: every this long the oldest member leaves (it commits, then leaves) and a new one joins;
+ *     null for none
+ * @param tls the TLS context to reach the brokers with, or null for plaintext
  */
 public record ConsumeOptions(
     List<HostPort> bootstrap,
@@ -29,11 +33,20 @@ public record ConsumeOptions(
     Duration idle,
     int maxBytes,
     String group,
-    ClientCredentials credentials) {
+    ClientCredentials credentials,
+    int members,
+    Duration churn,
+    javax.net.ssl.SSLContext tls) {
+
+  public ConsumeOptions {
+    if (members < 1) {
+      throw new IllegalArgumentException("members must be at least 1, got " + members);
+    }
+  }
 
   /** Without a group and without authentication. */
   public ConsumeOptions(List<HostPort> bootstrap, String stream, ClientMode mode, boolean fromBeginning,
       boolean verify, Path expect, Path json, Duration idle, int maxBytes) {
-    this(bootstrap, stream, mode, fromBeginning, verify, expect, json, idle, maxBytes, null, null);
+    this(bootstrap, stream, mode, fromBeginning, verify, expect, json, idle, maxBytes, null, null, 1, null, null);
   }
 }

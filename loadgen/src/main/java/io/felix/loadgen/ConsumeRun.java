@@ -13,9 +13,12 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * {@code consume}: reads every shard of a stream, one shard after another, and with {@code --verify} checks
@@ -54,7 +57,7 @@ public final class ConsumeRun {
         return 1;
       }
       if (options.group() != null) {
-        readAsGroupMember(client);
+        readAsGroup();
       } else {
         readAll(client, shards, start);
       }
@@ -100,25 +103,69 @@ public final class ConsumeRun {
 
   private FelixClient client() {
     return new FelixClient(ClientSettings.builder(options.bootstrap()).mode(options.mode())
-        .credentials(options.credentials()).build());
+        .credentials(options.credentials()).tls(options.tls()).build());
   }
 
   /**
-   * Reads as a member of {@code --group}: polls the shards the group assigns, committing after each poll, until
-   * nothing arrived for {@code --idle}; then leaves the group, so its shards go to the remaining members.
+   * Reads as {@code --members} members of {@code --group}, each polling the shards the group grants it and
+   * committing after each poll, until nothing arrived at any member for {@code --idle}; with {@code --churn}, every
+   * churn interval the oldest member leaves (commits, then leaves) and a new one joins. A shard is granted to its
+   * next member only once its holder has released it, so together the members read every record once.
    */
-  private void readAsGroupMember(FelixClient client) {
-    GroupConsumer consumer = new GroupConsumer(client, GroupConsumerOptions.DEFAULTS);
-    consumer.subscribe(options.stream(), options.group());
-    long lastRecord = System.nanoTime();
+  private void readAsGroup() throws InterruptedException {
+    AtomicLong lastRecord = new AtomicLong(System.nanoTime());
+    Deque<GroupMember> members = new ArrayDeque<>();
+    int started = 0;
     try {
-      while (System.nanoTime() - lastRecord < options.idle().toNanos()) {
-        List<GroupRecord> polled = consumer.poll(Duration.ofMillis(500));
+      for (; started < options.members(); started++) {
+        members.add(new GroupMember("member-" + started, lastRecord));
+      }
+      long churnNanos = options.churn() == null ? Long.MAX_VALUE : options.churn().toNanos();
+      long nextChurn = System.nanoTime() + churnNanos;
+      while (System.nanoTime() - lastRecord.get() < options.idle().toNanos()) {
+        Thread.sleep(50);
+        if (System.nanoTime() >= nextChurn) {
+          members.removeFirst().stop();
+          members.add(new GroupMember("member-" + started++, lastRecord));
+          nextChurn += churnNanos;
+        }
+      }
+    } finally {
+      for (GroupMember m : members) {
+        m.stop();
+      }
+    }
+    out.printf("consume: group %s: %d members in all, %d at a time%n", options.group(), started,
+        options.members());
+  }
+
+  /** One member of the group on its own thread and client, until stopped (then it commits and leaves). */
+  private final class GroupMember {
+    private final FelixClient client = client();
+    private final GroupConsumer consumer = new GroupConsumer(client, GroupConsumerOptions.DEFAULTS);
+    private final Thread thread;
+    private volatile boolean running = true;
+
+    GroupMember(String name, AtomicLong lastRecord) {
+      consumer.subscribe(options.stream(), options.group());
+      thread = new Thread(() -> read(lastRecord), "consume-" + name);
+      thread.start();
+    }
+
+    private void read(AtomicLong lastRecord) {
+      while (running) {
+        List<GroupRecord> polled;
+        try {
+          polled = consumer.poll(Duration.ofMillis(500));
+        } catch (RuntimeException e) {
+          out.printf("consume: group %s: poll failed (%s); polling again%n", options.group(), e.getMessage());
+          continue;
+        }
         if (polled.isEmpty()) {
           continue;
         }
-        lastRecord = System.nanoTime();
-        synchronized (this) {
+        lastRecord.set(System.nanoTime());
+        synchronized (ConsumeRun.this) {
           for (GroupRecord r : polled) {
             records++;
             bytes += r.record().value().length;
@@ -134,12 +181,19 @@ public final class ConsumeRun {
               e.getMessage());
         }
       }
-    } finally {
-      consumer.close();
+    }
+
+    void stop() throws InterruptedException {
+      running = false;
+      thread.join();
+      try {
+        consumer.close();
+      } finally {
+        client.close();
+      }
     }
   }
 
-  /** Reads every shard up to its commit offset when reading started (or on, without --from-beginning). */
   private void readAll(FelixClient client, List<Integer> shards, long start) throws InterruptedException {
     Map<Integer, Long> ends = new LinkedHashMap<>();
     for (int shard : shards) {

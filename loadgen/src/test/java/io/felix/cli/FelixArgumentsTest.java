@@ -160,6 +160,17 @@ class FelixArgumentsTest {
         loadUsageError("consume", "--idle", "0s"));
     assertEquals("--max, --follow and --shard are options of the console consumer (consume STREAM)",
         loadUsageError("consume", "--follow"));
+    assertEquals(1, o.members());
+    assertEquals(null, o.churn());
+    ConsumeOptions group = parsed(ConsumeCommand.class, Map.of(), "consume", "--bootstrap", "h:1", "--stream", "s",
+        "--group", "g", "--members", "3", "--churn", "2s").loadOptions();
+    assertEquals("g", group.group());
+    assertEquals(3, group.members());
+    assertEquals(Duration.ofSeconds(2), group.churn());
+    assertEquals("--members and --churn are options of a group reader: give --group too",
+        loadUsageError("consume", "--members", "2"));
+    assertEquals("--members: expected a number from 1 to 64, got 0",
+        loadUsageError("consume", "--group", "g", "--members", "0"));
   }
 
   @Test

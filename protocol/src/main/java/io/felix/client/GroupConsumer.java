@@ -36,8 +36,9 @@ import org.slf4j.LoggerFactory;
  * <p>The coordinator is found with FindCoordinator (asked of the bootstrap brokers) and talked to directly, in
  * both client modes; fetches go through the {@link FelixClient} (in plain mode through its one broker). A
  * background thread sends heartbeats; when one answers that the group was rebalanced (or the member is unknown,
- * e.g. after a coordinator failover) the next poll joins again and takes the new assignment, keeping its position
- * on shards it keeps and starting newly assigned shards at their committed offsets.
+ * e.g. after a coordinator failover) the next poll stops reading, commits (with auto-commit on) and joins again:
+ * the coordinator grants a shard only once its previous holder has joined again, so two members never read one
+ * shard. It keeps its position on shards it keeps and starts newly granted shards at their committed offsets.
  *
  * <p>poll and commit are for one thread; heartbeats run on their own.
  */
@@ -150,9 +151,10 @@ public final class GroupConsumer implements AutoCloseable {
   }
 
   /**
-   * As {@link #commitSync}, answered later. Fails with the broker's ILLEGAL_GENERATION, UNKNOWN_MEMBER or
-   * REBALANCE_IN_PROGRESS when this member's generation is over (the next poll joins again): those records will
-   * be read again by the shards' new owners.
+   * As {@link #commitSync}, answered later. Between a rebalance and this member's next join it still holds its
+   * shards (no other member reads them yet), so the commit stands. Fails with the broker's ILLEGAL_GENERATION,
+   * UNKNOWN_MEMBER or NOT_OWNER when this member no longer holds them: those records will be read again by the
+   * shards' new owners.
    */
   public CompletableFuture<Void> commitAsync() {
     CommitOffsetsRequest.Builder commit;
@@ -164,10 +166,13 @@ public final class GroupConsumer implements AutoCloseable {
           commit.addOffsets(ShardOffset.newBuilder().setShard(shard).setOffset(offset));
         }
       });
-      if (joinNeeded || commit.getOffsetsCount() == 0) {
-        return joinNeeded ? CompletableFuture.failedFuture(FelixException.broker(Errors.of(
-            ErrorCode.REBALANCE_IN_PROGRESS, "group " + group + " is rebalancing; nothing committed")))
-            : CompletableFuture.completedFuture(null);
+      if (commit.getOffsetsCount() == 0) {
+        return CompletableFuture.completedFuture(null);
+      }
+      if (memberId.isEmpty()) {
+        // The coordinator forgot this member (session timeout, failover): its shards may be someone else's now.
+        return CompletableFuture.failedFuture(FelixException.broker(Errors.of(ErrorCode.UNKNOWN_MEMBER,
+            "this consumer is no longer a member of group " + group + "; nothing committed")));
       }
     }
     return coordinatorRequest(Request.newBuilder().setCommitOffsets(commit), deadlineFromNow())
@@ -242,6 +247,14 @@ public final class GroupConsumer implements AutoCloseable {
         return new TreeMap<>(positions);
       }
     }
+    if (options.autoCommit()) {
+      // The shards this member holds are released by the join; what it read of them is committed first.
+      try {
+        commitSync();
+      } catch (RuntimeException e) {
+        log.debug("group {}: commit before joining again failed: {}", group, e.getMessage());
+      }
+    }
     JoinGroupRequest.Builder join = JoinGroupRequest.newBuilder().setGroup(group).setMemberId(memberId())
         .setStream(stream).setSessionTimeoutMs((int) options.sessionTimeout().toMillis());
     Response r = awaitResponse(coordinatorRequest(Request.newBuilder().setJoinGroup(join), deadline));
@@ -264,10 +277,10 @@ public final class GroupConsumer implements AutoCloseable {
     Map<Integer, Long> offsets = new TreeMap<>();
     committed.getFetchOffsets().getOffsetsList().forEach(o -> offsets.put(o.getShard(), o.getOffset()));
     synchronized (this) {
-      // A shard kept from the very previous generation was ours all along: its position (records polled but maybe
-      // not committed) stands. After a gap of generations another member may have owned and committed it since.
-      boolean sameMember = memberId.equals(joined.getMemberId())
-          && (joined.getGeneration() == generation || joined.getGeneration() == generation + 1);
+      // A member holds its shards from one join to the next, and no other member is granted them meanwhile: a
+      // shard granted again was this member's all along, so its position (records polled, maybe not committed)
+      // stands. A new member id (the coordinator forgot the old one) starts from the committed offsets.
+      boolean sameMember = memberId.equals(joined.getMemberId());
       Map<Integer, Long> kept = new TreeMap<>();
       for (int shard : joined.getShardsList()) {
         Long mine = sameMember ? positions.get(shard) : null;

@@ -3,24 +3,28 @@ package io.felix.broker.group;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Supplier;
 
 /**
  * The membership state machine of one consumer group on its coordinator: who is a member, the generation, and
- * which shards of the group's stream each member owns. Pure (no actors, no I/O); the time comes from the injected
+ * which shards of the group's stream each member holds. Pure (no actors, no I/O); the time comes from the injected
  * clock, so tests drive session timeouts without sleeping.
  *
  * <p>Every change of membership (a member joins, leaves, misses its session timeout) or of the stream's shard count
- * raises the generation and recomputes the assignment at once ({@link RangeAssignor}); members still on the older
- * generation learn of it from their next heartbeat ({@link Outcome#REBALANCE_IN_PROGRESS}) and join again. Until
- * then two members may read the same shard, which duplicates at most the uncommitted records: the older one's
- * commits are refused ({@link Outcome#ILLEGAL_GENERATION}), so committed offsets only come from a shard's current
- * owner.
+ * raises the generation and recomputes the target assignment ({@link RangeAssignor}). A shard is revoked before it
+ * is assigned: a member holds the shards it was granted at its last join until it joins again, and a join grants
+ * only the member's target shards that no other member holds. So two live members never read the same shard. A
+ * member learns from its heartbeat ({@link Outcome#REBALANCE_IN_PROGRESS}) that its generation is over, or that a
+ * shard it waits for was released; it stops reading, may still commit what it holds, and joins again. A member
+ * that leaves or misses its session timeout releases its shards at once (one that is still alive cannot commit
+ * any more, so the next owner re-reads at most what it had not committed).
  */
 public final class GroupMembership {
 
@@ -40,12 +44,17 @@ public final class GroupMembership {
   /** The answer to a join: on {@link Outcome#OK} the member's id, the generation and its shards. */
   public record Joined(Outcome outcome, String memberId, int generation, List<Integer> shards) {}
 
-  /** A member as the admin API shows it. */
+  /** A member as the admin API shows it: the shards it holds (reads) now. */
   public record MemberView(String memberId, List<Integer> shards, long sessionTimeoutMs, long lastHeartbeatMillis) {}
 
-  private record Member(String id, long sessionTimeoutMs, long lastSeenMillis) {
+  /**
+   * @param joinedGeneration the generation of its last join: its commits carry it
+   * @param held the shards granted at its last join, which no other member is granted until it joins again
+   */
+  private record Member(String id, long sessionTimeoutMs, long lastSeenMillis, int joinedGeneration,
+      List<Integer> held) {
     Member seen(long now) {
-      return new Member(id, sessionTimeoutMs, now);
+      return new Member(id, sessionTimeoutMs, now, joinedGeneration, held);
     }
   }
 
@@ -53,6 +62,7 @@ public final class GroupMembership {
   private final Clock clock;
   private final Supplier<String> newMemberId;
   private final TreeMap<String, Member> members = new TreeMap<>();
+  /** The target assignment of the current generation; a member holds its part once no other member does. */
   private Map<String, List<Integer>> assignment = Map.of();
   private String stream;
   private int shardCount;
@@ -83,7 +93,8 @@ public final class GroupMembership {
 
   /**
    * A member joins ({@code memberId} empty: a new member, given a fresh id) or joins again after a rebalance (its
-   * id). {@code shardCount} is the stream's current shard count: a change rebalances.
+   * id): it is granted its target shards that no other member holds (the rest at a later join, once released).
+   * {@code shardCount} is the stream's current shard count: a change rebalances.
    */
   public Joined join(String memberId, String joinStream, int shardCount, long sessionTimeoutMs) {
     if (stream != null && !stream.equals(joinStream) && !members.isEmpty()) {
@@ -93,24 +104,25 @@ public final class GroupMembership {
     boolean changed = false;
     if (memberId.isEmpty()) {
       memberId = newMemberId.get();
-      members.put(memberId, new Member(memberId, sessionTimeoutMs, now));
+      members.put(memberId, new Member(memberId, sessionTimeoutMs, now, generation, List.of()));
       changed = true;
-    } else {
-      Member known = members.get(memberId);
-      if (known == null) {
-        return new Joined(Outcome.UNKNOWN_MEMBER, memberId, generation, List.of());
-      }
-      members.put(memberId, known.seen(now));
+    } else if (!members.containsKey(memberId)) {
+      return new Joined(Outcome.UNKNOWN_MEMBER, memberId, generation, List.of());
     }
     stream = joinStream;
     if (changed || shardCount != this.shardCount) {
       this.shardCount = shardCount;
       rebalance();
     }
-    return new Joined(Outcome.OK, memberId, generation, assignment.getOrDefault(memberId, List.of()));
+    List<Integer> granted = grantable(memberId);
+    members.put(memberId, new Member(memberId, members.get(memberId).sessionTimeoutMs(), now, generation, granted));
+    return new Joined(Outcome.OK, memberId, generation, granted);
   }
 
-  /** A member's heartbeat; {@code shardCount} as in {@link #join}. A known member's session is renewed. */
+  /**
+   * A member's heartbeat; {@code shardCount} as in {@link #join}. A known member's session is renewed. It is told to
+   * join again when its generation is over or a target shard it does not hold yet has been released.
+   */
   public Outcome heartbeat(String memberId, int memberGeneration, int shardCount) {
     Member known = members.get(memberId);
     if (known == null) {
@@ -121,7 +133,8 @@ public final class GroupMembership {
       this.shardCount = shardCount;
       rebalance();
     }
-    return memberGeneration == generation ? Outcome.OK : Outcome.REBALANCE_IN_PROGRESS;
+    boolean current = memberGeneration == generation && known.joinedGeneration() == generation;
+    return current && grantable(memberId).equals(known.held()) ? Outcome.OK : Outcome.REBALANCE_IN_PROGRESS;
   }
 
   public Outcome leave(String memberId) {
@@ -149,32 +162,32 @@ public final class GroupMembership {
   }
 
   /**
-   * Whether this commit may be stored: a member's only in its current generation and for shards it owns; an
-   * administrative one ({@code memberId} empty) only while the group has no members.
+   * Whether this commit may be stored: a member's only for shards it holds, in the generation of its last join
+   * (a member that has heard of a rebalance may commit what it read before it joins again: no one else holds those
+   * shards yet); an administrative one ({@code memberId} empty) only while the group has no members.
    */
   public Outcome mayCommit(String memberId, int memberGeneration, String commitStream, Collection<Integer> shards) {
     if (memberId.isEmpty()) {
       return members.isEmpty() ? Outcome.OK : Outcome.GROUP_ACTIVE;
     }
-    if (!members.containsKey(memberId)) {
+    Member member = members.get(memberId);
+    if (member == null) {
       return Outcome.UNKNOWN_MEMBER;
     }
-    if (memberGeneration != generation) {
+    if (memberGeneration != member.joinedGeneration()) {
       return Outcome.ILLEGAL_GENERATION;
     }
     if (!commitStream.equals(stream)) {
       return Outcome.WRONG_STREAM;
     }
-    List<Integer> owned = assignment.getOrDefault(memberId, List.of());
-    return owned.containsAll(shards) ? Outcome.OK : Outcome.NOT_OWNER;
+    return member.held().containsAll(shards) ? Outcome.OK : Outcome.NOT_OWNER;
   }
 
   /** The members in id order with their shards. */
   public List<MemberView> members() {
     List<MemberView> views = new ArrayList<>();
     for (Member m : members.values()) {
-      views.add(new MemberView(m.id(), assignment.getOrDefault(m.id(), List.of()), m.sessionTimeoutMs(),
-          m.lastSeenMillis()));
+      views.add(new MemberView(m.id(), m.held(), m.sessionTimeoutMs(), m.lastSeenMillis()));
     }
     return views;
   }
@@ -182,5 +195,12 @@ public final class GroupMembership {
   private void rebalance() {
     generation++;
     assignment = RangeAssignor.assign(new TreeSet<>(members.keySet()), shardCount);
+  }
+
+  /** The member's target shards that no other member holds. */
+  private List<Integer> grantable(String memberId) {
+    Set<Integer> heldByOthers = new HashSet<>();
+    members.values().stream().filter(m -> !m.id().equals(memberId)).forEach(m -> heldByOthers.addAll(m.held()));
+    return assignment.getOrDefault(memberId, List.of()).stream().filter(s -> !heldByOthers.contains(s)).toList();
   }
 }

@@ -60,6 +60,7 @@ public final class AdminRoutes extends AllDirectives {
   private final ActorRef<AssignmentHolder.Command> holder;
   private final Duration timeout;
   private final CommitOffsets commitOffsets;
+  private final GroupRoutes groupRoutes;
   private final ShardStatuses shardStatuses;
   private final PlacementSimulation simulation;
   private final int recentMoves;
@@ -87,6 +88,7 @@ public final class AdminRoutes extends AllDirectives {
     this.simulation = new PlacementSimulation(controlSettings);
     this.recentMoves = controlSettings.recentMoves();
     this.defaultReplicationFactor = settings.defaultReplicationFactor();
+    this.groupRoutes = new GroupRoutes(system, commitOffsets, timeout);
   }
 
   /**
@@ -101,7 +103,8 @@ public final class AdminRoutes extends AllDirectives {
     return concat(
         path("health", () -> get(() -> json(StatusCodes.OK, AdminJson.message("up")))),
         path("ready", () -> get(this::ready)),
-        MetricsRoute.create(BrokerMetrics.of(system)),
+        MetricsRoute.create(BrokerMetrics.of(system), () -> groupRoutes.coordinatedLags()
+            .thenAccept(BrokerMetrics.of(system)::groupsCoordinated)),
         ConsoleRoute.create(),
         pathPrefix("v1", () -> concat(
             path("brokers", () -> get(() -> withStatuses(shard -> true, (view, statuses) -> ok(AdminJson.brokers(
@@ -141,7 +144,7 @@ public final class AdminRoutes extends AllDirectives {
                 get(() -> withView(view -> ok(AdminJson.moves(view.state(), System.currentTimeMillis(),
                     recentMoves)))),
                 post(() -> body(this::startMove)))),
-            new GroupRoutes(system, commitOffsets, timeout).route(),
+            groupRoutes.route(),
             new CacheRoutes(this, commitOffsets).routes(),
             new SecurityRoutes(system, this).routes())));
   }

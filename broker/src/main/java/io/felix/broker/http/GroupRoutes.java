@@ -13,6 +13,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.felix.broker.assignment.AssignmentTable;
 import io.felix.broker.assignment.BrokerEndpoint;
 import io.felix.broker.assignment.ShardId;
+import io.felix.broker.group.GroupLag;
 import io.felix.broker.group.GroupMembership;
 import io.felix.broker.group.GroupView;
 import io.felix.broker.group.LocalGroups;
@@ -130,6 +131,27 @@ final class GroupRoutes {
     });
   }
 
+  /**
+   * The lag of every group this broker coordinates, for {@code /metrics}: each group's committed offsets against its
+   * stream's commit offsets as their leaders report them (a leader that does not answer leaves its shard out).
+   */
+  CompletionStage<List<GroupLag>> coordinatedLags() {
+    return groups.describeAll().thenCompose(views -> {
+      List<CompletableFuture<List<GroupLag>>> parts = new ArrayList<>();
+      for (GroupView v : views) {
+        if (!v.stream().isEmpty()) {
+          parts.add(commitOffsets.of(groups.table(), v.stream()).thenApply(hw -> GroupLag.of(v, hw))
+              .toCompletableFuture());
+        }
+      }
+      return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new)).thenApply(done -> {
+        List<GroupLag> all = new ArrayList<>();
+        parts.forEach(p -> all.addAll(p.join()));
+        return all;
+      });
+    });
+  }
+
   private static ObjectNode summary(GroupView v) {
     return JSON.createObjectNode().put("group", v.group()).put("coordinator", v.coordinator())
         .put("stream", v.stream()).put("generation", v.generation()).put("members", v.members().size());
@@ -158,7 +180,7 @@ final class GroupRoutes {
       }
       Long hw = highWatermarks.get(shard);
       if (hw != null && hw >= 0) {
-        long lag = Math.max(0, hw - Math.max(0, e.getValue()));
+        long lag = GroupLag.records(e.getValue(), hw);
         s.put("commit_offset", hw).put("lag", lag);
         totalLag += lag;
       } else {

@@ -3,6 +3,7 @@ package io.felix.broker.metrics;
 import io.felix.broker.assignment.AssignmentTable;
 import io.felix.broker.assignment.ShardAssignment;
 import io.felix.broker.assignment.ShardId;
+import io.felix.broker.group.GroupLag;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.Gauge;
 import io.prometheus.metrics.core.metrics.Histogram;
@@ -18,6 +19,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -96,6 +98,12 @@ public final class BrokerMetrics implements Extension {
       "Shards led by this broker with fewer replicas in sync than in their replica set, per stream", "stream");
   private final Gauge inSyncReplicas = gauge("felix_in_sync_replicas",
       "Replicas in sync (the leader included) of each shard this broker leads", "stream", "shard");
+  private final Gauge groupCommitted = gauge("felix_group_committed_offset",
+      "Committed offset of each consumer group this broker coordinates, per shard of the group's stream (-1: none)",
+      "group", "stream", "shard");
+  private final Gauge groupLag = gauge("felix_group_lag_records",
+      "Records of each shard past the committed offset of each consumer group this broker coordinates (the shard's"
+          + " commit offset minus the group's)", "group", "stream", "shard");
   private final int brokerId;
   /** The shards counted by {@link #underReplicatedShards}; guarded by this. */
   private final Set<ShardId> underReplicated = new HashSet<>();
@@ -158,6 +166,17 @@ public final class BrokerMetrics implements Extension {
     commitOffset.remove(shard.stream(), shardNo);
     logStartOffset.remove(shard.stream(), shardNo);
     inSyncReplicas.remove(shard.stream(), shardNo);
+  }
+
+  /** Replaces the group series with these: the groups this broker coordinates now (others lose their series). */
+  public synchronized void groupsCoordinated(List<GroupLag> lags) {
+    groupCommitted.clear();
+    groupLag.clear();
+    for (GroupLag l : lags) {
+      String shard = Integer.toString(l.shard());
+      groupCommitted.labelValues(l.group(), l.stream(), shard).set(l.committed());
+      groupLag.labelValues(l.group(), l.stream(), shard).set(l.lag());
+    }
   }
 
   public void batchForwarded(int leader, long bytes) {

@@ -26,22 +26,33 @@ class GroupMembershipTest {
   }
 
   @Test
-  void eachJoinRaisesTheGenerationAndReassignsEveryShard() {
+  void aShardIsRevokedFromItsHolderBeforeItIsAssignedToAnotherMember() {
     Joined first = group.join("", "s", 6, 10_000);
     assertEquals(new Joined(Outcome.OK, "m1", 1, List.of(0, 1, 2, 3, 4, 5)), first);
-    Joined second = group.join("", "s", 6, 10_000);
-    assertEquals(new Joined(Outcome.OK, "m2", 2, List.of(3, 4, 5)), second);
-    // m1 is still on generation 1: its heartbeat tells it to join again, and its rejoin gets the new range.
+    // m2's target is 3-5, but m1 still holds them (it has not heard of generation 2): m2 is granted nothing yet.
+    assertEquals(new Joined(Outcome.OK, "m2", 2, List.of()), group.join("", "s", 6, 10_000));
+    assertEquals(Outcome.OK, group.heartbeat("m2", 2, 6), "nothing released yet: no reason to join again");
+    assertEquals(Outcome.NOT_OWNER, group.mayCommit("m2", 2, "s", List.of(3)));
+    assertEquals(List.of(0, 1, 2, 3, 4, 5), group.members().get(0).shards());
+
+    // m1's heartbeat tells it to join again; its rejoin releases 3-5, and m2's next heartbeat sends it to take them.
     assertEquals(Outcome.REBALANCE_IN_PROGRESS, group.heartbeat("m1", 1, 6));
     assertEquals(new Joined(Outcome.OK, "m1", 2, List.of(0, 1, 2)), group.join("m1", "s", 6, 10_000));
     assertEquals(Outcome.OK, group.heartbeat("m1", 2, 6));
+    assertEquals(Outcome.REBALANCE_IN_PROGRESS, group.heartbeat("m2", 2, 6));
+    assertEquals(new Joined(Outcome.OK, "m2", 2, List.of(3, 4, 5)), group.join("m2", "s", 6, 10_000));
+    assertEquals(Outcome.OK, group.heartbeat("m2", 2, 6));
+    assertEquals(2, group.generation(), "granting released shards is no new generation");
   }
 
   @Test
-  void aStaleGenerationsCommitIsFencedAndOnlyTheOwnerCommits() {
+  void aMemberCommitsWhatItHoldsUntilItJoinsAgainAndNothingElse() {
     group.join("", "s", 4, 10_000);
     assertEquals(Outcome.OK, group.mayCommit("m1", 1, "s", List.of(0, 3)));
     group.join("", "s", 4, 10_000);
+    // Generation 2 exists, but m1 still holds every shard and nobody else reads them: its commit stands.
+    assertEquals(Outcome.OK, group.mayCommit("m1", 1, "s", List.of(0, 3)));
+    group.join("m1", "s", 4, 10_000);
     assertEquals(Outcome.ILLEGAL_GENERATION, group.mayCommit("m1", 1, "s", List.of(0)));
     assertEquals(Outcome.OK, group.mayCommit("m1", 2, "s", List.of(0, 1)));
     assertEquals(Outcome.NOT_OWNER, group.mayCommit("m1", 2, "s", List.of(2)));
@@ -74,7 +85,8 @@ class GroupMembershipTest {
     assertEquals(Outcome.OK, group.leave("m1"));
     assertEquals(Outcome.UNKNOWN_MEMBER, group.leave("m1"));
     assertEquals(3, group.generation());
-    assertEquals(List.of(0, 1), group.members().get(0).shards());
+    assertEquals(List.of(), group.members().get(0).shards(), "m2 takes m1's shards when it joins again");
+    assertEquals(List.of(0, 1), group.join("m2", "s", 2, 10_000).shards());
     group.leave("m2");
     assertEquals(Outcome.OK, group.mayCommit("", -1, "s", List.of(0)));
     assertEquals(Outcome.OK, group.join("", "t", 3, 10_000).outcome());

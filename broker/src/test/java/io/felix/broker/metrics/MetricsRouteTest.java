@@ -3,11 +3,17 @@ package io.felix.broker.metrics;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.felix.broker.group.GroupLag;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.http.javadsl.Http;
@@ -22,7 +28,16 @@ class MetricsRouteTest {
     try {
       BrokerMetrics metrics = new BrokerMetrics(3, "b");
       metrics.recordAppended("orders", 7, 700);
-      ServerBinding binding = Http.get(system).newServerAt("127.0.0.1", 0).bind(MetricsRoute.create(metrics))
+      // The on-demand series: the first scrape's refresh reports one group's lag, later refreshes fail.
+      AtomicInteger refreshes = new AtomicInteger();
+      Supplier<CompletionStage<?>> refresh = () -> {
+        if (refreshes.incrementAndGet() > 1) {
+          return CompletableFuture.failedFuture(new IllegalStateException("coordinator busy"));
+        }
+        metrics.groupsCoordinated(List.of(new GroupLag("billing", "orders", 2, 40, 10)));
+        return CompletableFuture.completedFuture(null);
+      };
+      ServerBinding binding = Http.get(system).newServerAt("127.0.0.1", 0).bind(MetricsRoute.create(metrics, refresh))
           .toCompletableFuture().get(10, TimeUnit.SECONDS);
       int port = binding.localAddress().getPort();
       HttpClient client = HttpClient.newHttpClient();
@@ -36,6 +51,16 @@ class MetricsRouteTest {
       assertTrue(response.body().lines().anyMatch("felix_records_appended_total{stream=\"orders\"} 7.0"::equals),
           response.body());
       assertTrue(response.body().lines().anyMatch("felix_broker_info{broker=\"3\",zone=\"b\"} 1.0"::equals));
+      String lag = "felix_group_lag_records{group=\"billing\",shard=\"2\",stream=\"orders\"} 10.0";
+      assertTrue(response.body().lines().anyMatch(lag::equals), response.body());
+      assertTrue(response.body().lines().anyMatch(
+          "felix_group_committed_offset{group=\"billing\",shard=\"2\",stream=\"orders\"} 40.0"::equals));
+
+      HttpResponse<String> afterFailedRefresh = client.send(
+          HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).GET().build(),
+          HttpResponse.BodyHandlers.ofString());
+      assertEquals(200, afterFailedRefresh.statusCode(), "a failed refresh still serves the metrics");
+      assertTrue(afterFailedRefresh.body().lines().anyMatch(lag::equals), "and keeps the last group series");
 
       HttpResponse<String> post = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics"))
           .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());

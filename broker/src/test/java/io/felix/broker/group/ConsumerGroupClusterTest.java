@@ -201,7 +201,7 @@ class ConsumerGroupClusterTest {
         assertEquals(1, list.size(), list.toString());
         assertEquals("billing", list.get(0).get("group").asText());
         assertEquals(404, cluster.get(other, "/v1/groups/nobody").status());
-        log.info("CONSUMER GROUP: {} records acknowledged, all read; {} read again, {} of them by a member of an"
+        log.info("CONSUMER GROUP: {} records acknowledged, all read; {} read again, {} of them by a member"
             + " whose commit was refused", acked.size(), duplicates, staleReads);
       } finally {
         for (Member m : members) {

@@ -2,6 +2,7 @@ package io.felix.broker.client;
 
 import com.google.protobuf.ByteString;
 import io.felix.broker.assignment.AssignmentTable;
+import io.felix.broker.assignment.InternalStreams;
 import io.felix.broker.assignment.ShardAssignment;
 import io.felix.broker.assignment.ShardId;
 import io.felix.broker.cache.CacheSettings;
@@ -151,7 +152,8 @@ final class CacheRequests {
 
   private Optional<Response> checkCache(String cache) {
     AssignmentTable table = registry.table();
-    if (cache.isEmpty() || !table.streams().containsKey(cache) || !table.streamConfig(cache).forCache()) {
+    if (cache.isEmpty() || !table.streams().containsKey(cache) || !table.streamConfig(cache).forCache()
+        || InternalStreams.isInternal(cache)) {
       return Optional.of(Errors.response(0, Errors.notAppended(ErrorCode.UNKNOWN_CACHE, "no cache named '" + cache
           + "'" + (table.streams().containsKey(cache) ? " ('" + cache + "' is a stream)" : ""))));
     }

@@ -3,6 +3,7 @@ package io.felix.broker.client;
 import io.felix.broker.assignment.AssignmentTable;
 import io.felix.broker.assignment.BrokerEndpoint;
 import io.felix.broker.assignment.ClientListenerName;
+import io.felix.broker.assignment.InternalStreams;
 import io.felix.broker.assignment.ShardAssignment;
 import io.felix.broker.assignment.ShardId;
 import io.felix.broker.security.BrokerSecurity;
@@ -225,6 +226,10 @@ public final class ClientRequests {
     }
     if (located.error != null) {
       return done(located.error);
+    }
+    if (InternalStreams.isInternal(request.getStream())) {
+      return done(Errors.response(0, Errors.notAppended(ErrorCode.INVALID_REQUEST, "stream '" + request.getStream()
+          + "' is internal: only the brokers write it")));
     }
     RecordListSummary summary;
     try {

@@ -2,6 +2,7 @@ package io.felix.broker.group;
 
 import io.felix.broker.assignment.AssignmentTable;
 import io.felix.broker.assignment.BrokerEndpoint;
+import io.felix.broker.assignment.CacheConfig;
 import io.felix.broker.assignment.ShardAssignment;
 import io.felix.broker.assignment.ShardId;
 import io.felix.broker.assignment.StreamConfig;
@@ -260,8 +261,9 @@ public final class GroupManager extends AbstractBehavior<GroupManager.Command> {
     }
     creatingStream = true;
     int rf = Math.max(1, Math.min(settings.offsetsReplicationFactor(), table.brokers().size()));
-    // Offsets are kept as long as the stream: there is no compaction yet, and retention would forget them.
-    StreamConfig keepForever = new StreamConfig(-1L, -1L, null);
+    // A cache without expiry: its leader compacts sealed segments to the newest commit per (group, stream, shard),
+    // as Kafka compacts __consumer_offsets; retention would forget offsets, so there is none.
+    StreamConfig keepForever = new StreamConfig(-1L, -1L, null, new CacheConfig(0));
     context.getLog().info("creating the offsets store {} ({} shards, replication factor {})", OffsetsStore.STREAM,
         settings.offsetsShards(), rf);
     context.pipeToSelf(AskPattern.<PlacementController.Command, ControlReply>ask(singleton,

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.felix.broker.assignment.CacheConfig;
+import io.felix.broker.assignment.InternalStreams;
 import io.felix.broker.assignment.StreamConfig;
 import io.felix.broker.control.ControlState.StreamRecord;
 import io.felix.broker.control.ControlView;
@@ -62,7 +63,7 @@ final class CacheRoutes extends AllDirectives {
   private Route withCache(String name, Function<StreamRecord, Route> handler) {
     return admin.withView(view -> {
       StreamRecord s = view.state().streams().get(name);
-      if (s == null || !s.config().forCache()) {
+      if (s == null || !s.config().forCache() || InternalStreams.isInternal(name)) {
         return admin.error(StatusCodes.NOT_FOUND, "cache '" + name + "' does not exist"
             + (s != null ? " ('" + name + "' is a stream)" : ""));
       }
@@ -81,7 +82,8 @@ final class CacheRoutes extends AllDirectives {
 
   private static ArrayNode list(ControlView view) {
     ArrayNode out = JSON.arrayNode();
-    view.state().streams().values().stream().filter(s -> s.config().forCache()).forEach(s -> out.addObject()
+    view.state().streams().values().stream().filter(s -> s.config().forCache() && !InternalStreams.isInternal(s.name()))
+        .forEach(s -> out.addObject()
         .put("name", s.name()).put("shards", s.shards()).put("replication_factor", s.replicationFactor())
         .put("default_ttl_ms", s.config().cache().defaultTtlMs()));
     return out;

@@ -108,12 +108,13 @@ public final class FelixClient implements AutoCloseable {
       Thread.currentThread().interrupt();
       return CompletableFuture.failedFuture(FelixException.clientClosed("interrupted reading metadata"));
     }
+    // The record never leaves the client on these paths: certainly not appended.
     if (view.error() != ErrorCode.NONE) {
-      return CompletableFuture.failedFuture(FelixException.broker(Errors.of(view.error(),
+      return CompletableFuture.failedFuture(FelixException.broker(Errors.notAppended(view.error(),
           "cannot produce to " + stream + ": " + Errors.describe(view.error()))));
     }
     if (view.shardIds().length == 0) {
-      return CompletableFuture.failedFuture(FelixException.broker(Errors.of(ErrorCode.UNKNOWN_SHARD,
+      return CompletableFuture.failedFuture(FelixException.broker(Errors.notAppended(ErrorCode.UNKNOWN_SHARD,
           "stream " + stream + " has no shards")));
     }
     int target = -1;

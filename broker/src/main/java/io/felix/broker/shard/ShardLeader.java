@@ -60,6 +60,13 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
    */
   private boolean provisional;
   private final Set<Integer> agreeing = new HashSet<>();
+  /**
+   * Followers answered at least once in this term. A follower's first fetch is answered at once, not held: the
+   * answer carries the commit offset, and a replica that opened new or wiped vouches for nothing in a failover
+   * until it has learned one (a new shard whose leader dies within fetch-max-wait would otherwise have no replica
+   * that vouches).
+   */
+  private final Set<Integer> answered = new HashSet<>();
   private long nextProducerExpiryMillis;
   /** Whether this leader wrote an epoch marker: then its cache reads wait until the marker is committed. */
   private final boolean wroteMarker;
@@ -283,7 +290,7 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
     if (fetch.getAckOnly()) {
       return this;
     }
-    if (offset < ctx.log.logEndOffset()) {
+    if (offset < ctx.log.logEndOffset() || !answered.contains(f.fromBroker())) {
       followers.release(f.fromBroker());
       ship(f.fromBroker(), fetch);
     } else {
@@ -388,6 +395,7 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
     LogRead read = ctx.log.read(fetch.getFetchOffset(), maxBytes);
     ctx.send(follower, ReplicationFrame.newBuilder().setFetchResult(result(fetch)
         .setBatches(UnsafeByteOperations.unsafeWrap(read.batches()))).build());
+    answered.add(follower);
   }
 
   /** The follower asks for records retention deleted: it must start again at this log's start. */

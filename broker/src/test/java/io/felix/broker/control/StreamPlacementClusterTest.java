@@ -17,7 +17,10 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** Three brokers, streams created over the admin API in the benchmark order of docs/placement.md. */
+/**
+ * Three brokers, streams and a cache created over the admin API in the benchmark order of docs/placement.md: every
+ * stream and the cache end within one leader of even, and so does the cluster total.
+ */
 @Tag("cluster")
 @Timeout(value = 3, unit = java.util.concurrent.TimeUnit.MINUTES) // a hung cluster fails, never stalls CI
 class StreamPlacementClusterTest {
@@ -43,7 +46,10 @@ class StreamPlacementClusterTest {
     create(via, "perf-acks-all", 12);
     create(via, "perf-leader", 12);
     create(via, "orders", 7);
-    create(via, "cache-sessions", 6);
+    // A real cache (keyed entries, read by key), placed by the same per-group rules as the streams.
+    BrokerCluster.Reply cache = cluster.post(via, "/v1/caches",
+        "{\"name\":\"cache-sessions\",\"shards\":6,\"replication_factor\":3}");
+    assertEquals(201, cache.status(), cache.body());
     create(via, "perf-quorum", 12);
     for (int i = 0; i < 3; i++) {
       assertEquals(204, cluster.delete(via, "/v1/streams/perf-quorum").status());
@@ -58,6 +64,10 @@ class StreamPlacementClusterTest {
     List<Integer> totals = counts(status.get("total"));
     assertWithinOne(totals, "total");
     assertEquals(61, totals.stream().mapToInt(Integer::intValue).sum());
+
+    JsonNode caches = cluster.get(cluster.broker(2), "/v1/caches").json();
+    assertEquals(1, caches.size(), caches.toString());
+    assertEquals("cache-sessions", caches.get(0).get("name").asText());
 
     BrokerCluster.Reply text = cluster.get(cluster.broker(0), "/v1/replication-status");
     assertEquals(200, text.status());

@@ -2,7 +2,10 @@ package io.felix.broker.ops;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.felix.client.ClientSettings;
+import io.felix.client.FelixClient;
 import io.felix.loadgen.local.LocalCluster;
+import io.felix.protocol.client.Acks;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -40,9 +43,18 @@ class SingletonHostKillProcessTest {
             "JAVA_TOOL_OPTIONS", "-Dfelix.cluster.acceptable-heartbeat-pause=" + DETECTOR_PAUSE.toSeconds() + "s"))) {
       new AdminApi(launcher.adminPort(0)).createStream(STREAM, SHARDS, 3);
       new AdminApi(launcher.adminPort(0)).awaitLed(STREAM, SHARDS, -1, Duration.ofSeconds(60));
-      // Followers that have not fetched yet cannot vouch for the shard, and a failover would wait for the killed
-      // leader to come back (FailoverRounds); the test is about the singleton's move, so it kills a settled stream.
+      // Followers that have not heard from their leader yet cannot vouch for the shard, and a failover would wait
+      // for the killed leader to come back (FailoverRounds); the test is about the singleton's move, so it kills a
+      // settled stream: every replica in sync and a record on every shard acknowledged by all three replicas.
       new AdminApi(launcher.adminPort(0)).awaitInSync(STREAM, Duration.ofSeconds(60));
+      try (FelixClient client = new FelixClient(ClientSettings.builder(launcher.bootstrap()).acks(Acks.ALL)
+          .linger(Duration.ofMillis(1)).retries(50).retryBackoffMax(Duration.ofMillis(200))
+          .requestTimeout(Duration.ofSeconds(10)).ackTimeout(Duration.ofSeconds(5))
+          .deliveryTimeout(Duration.ofSeconds(60)).build())) {
+        for (int shard = 0; shard < SHARDS; shard++) {
+          client.produce(STREAM, shard, "k".getBytes(), "settled".getBytes(), List.of()).join();
+        }
+      }
       int host = oldest(launcher);
       AdminApi survivor = new AdminApi(launcher.adminPort((host + 1) % 3));
 

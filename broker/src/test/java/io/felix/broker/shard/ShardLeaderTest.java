@@ -178,7 +178,7 @@ class ShardLeaderTest extends ReplicaActorTest {
 
   @Test
   void eachAcksLevelIsAnsweredWhenItsConditionIsMet() throws Exception {
-    leadWithBothFollowersInSync(); // their first fetches are held
+    leadWithBothFollowersInSync(); // their first fetches are answered at once, empty
 
     CompletableFuture<Response> quorum = replica.produce(Acks.QUORUM, 1); // [0, 1)
     CompletableFuture<Response> all = replica.produce(Acks.ALL, 1); // [1, 2)
@@ -199,6 +199,22 @@ class ShardLeaderTest extends ReplicaActorTest {
     // all: once every in-sync follower has stored it too.
     replica.followerFetch(fetch(F3, 0, 3, 0, 3));
     assertProduced(1, await(all));
+  }
+
+  @Test
+  void aFollowersFirstFetchIsAnsweredAtOnceAndLaterOnesAtTheLogEndAreHeld() {
+    replica.startLeader(leading(0));
+    replica.describe();
+    replica.transport.drain();
+    // The first answer tells the follower the commit offset, so a new replica can vouch for the shard at once.
+    replica.followerFetch(fetch(F2, 0, 0, -1, 0));
+    ReplicaFetchResult first = replica.transport.nextFetchResult(F2);
+    assertEquals(0, first.getCommitOffset());
+    assertTrue(first.getBatches().isEmpty());
+    // Its next fetch finds nothing new: held until records arrive or fetch-max-wait passes.
+    replica.followerFetch(fetch(F2, 0, 0, -1, 0));
+    replica.describe();
+    assertEquals(List.of(), replica.transport.drain());
   }
 
   @Test

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.felix.broker.testing.Failures;
 import io.felix.client.ClientSettings;
 import io.felix.client.FelixClient;
 import io.felix.client.FelixException;
@@ -100,12 +101,12 @@ class SecureLocalClusterProcessTest {
       }
       // No credentials over TLS: refused before anything else.
       try (FelixClient anonymous = client(launcher, tls, null, null)) {
-        assertEquals(ErrorCode.AUTHENTICATION_FAILED, failure(() ->
+        assertEquals(ErrorCode.AUTHENTICATION_FAILED, Failures.of(() ->
             anonymous.produce(STREAM, 0, "k".getBytes(), "anonymous".getBytes(), List.of()).join()).code());
       }
       // Bob is authenticated but no ACL lets him write.
       try (FelixClient bob = client(launcher, tls, "bob", "bob-secret!")) {
-        FelixException refused = failure(() -> bob.produce(STREAM, 0, "k".getBytes(), "bob".getBytes(), List.of())
+        FelixException refused = Failures.of(() -> bob.produce(STREAM, 0, "k".getBytes(), "bob".getBytes(), List.of())
             .join());
         assertEquals(ErrorCode.AUTHORIZATION_FAILED, refused.code());
         assertTrue(refused.notAppended(), "a refused write is known not to be stored: " + refused.getMessage());
@@ -120,9 +121,9 @@ class SecureLocalClusterProcessTest {
         assertEquals(30, values.stream().filter(v -> v.startsWith("v")).count(), "alice's records: " + values);
         assertTrue(values.stream().allMatch(v -> v.startsWith("v") || v.startsWith("probe")), "only: " + values);
       }
-      // A plaintext client on the TLS client port gets nothing (failure() fails the test if the call succeeds).
+      // A plaintext client on the TLS client port gets nothing (Failures.of fails the test if the call succeeds).
       try (FelixClient plaintext = client(launcher, null, "alice", "alice-secret")) {
-        failure(() -> plaintext.metadata(STREAM).join());
+        Failures.of(() -> plaintext.metadata(STREAM).join());
       }
     }
   }
@@ -167,18 +168,4 @@ class SecureLocalClusterProcessTest {
     throw new AssertionError("not within 60 s: " + what);
   }
 
-  private interface Call {
-    Object run() throws Exception;
-  }
-
-  private static FelixException failure(Call call) {
-    try {
-      call.run();
-    } catch (Exception e) {
-      Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null
-          ? e.getCause() : e;
-      return FelixException.from(cause);
-    }
-    throw new AssertionError("expected a failure");
-  }
 }

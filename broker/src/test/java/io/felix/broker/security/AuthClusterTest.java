@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.felix.broker.BrokerCluster;
 import io.felix.broker.node.BrokerNode;
+import io.felix.broker.testing.Failures;
 import io.felix.client.ClientMode;
 import io.felix.client.ClientSettings;
 import io.felix.client.FelixClient;
@@ -33,7 +34,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -99,7 +99,7 @@ class AuthClusterTest {
       assertTrue(unauthenticated.getError().getNotAppended());
       // A wrong password: the handshake fails.
       try (FelixClient wrong = client(cluster, "alice", "not-her-password", ClientMode.CLUSTER, null)) {
-        assertEquals(ErrorCode.AUTHENTICATION_FAILED, failure(() -> wrong.metadata("orders").join()).code());
+        assertEquals(ErrorCode.AUTHENTICATION_FAILED, Failures.of(() -> wrong.metadata("orders").join()).code());
       }
       // Authenticated without an ACL: not even listed; may describe but not produce or consume: refused, nothing
       // appended.
@@ -109,10 +109,12 @@ class AuthClusterTest {
       }
       try (FelixClient bob = client(cluster, "bob", "bob-secret!", ClientMode.CLUSTER, null)) {
         assertEquals(List.of("orders"), names(bob.metadata().join()));
-        FelixException e = failure(() -> bob.produce("orders", 0, "k".getBytes(), "v".getBytes(), List.of()).join());
+        FelixException e = Failures.of(() -> bob.produce("orders", 0, "k".getBytes(), "v".getBytes(), List.of())
+            .join());
         assertEquals(ErrorCode.AUTHORIZATION_FAILED, e.code());
         assertTrue(e.notAppended());
-        assertEquals(ErrorCode.AUTHORIZATION_FAILED, failure(() -> bob.fetch("orders", 0, 0, 1 << 20, 0).join()).code());
+        assertEquals(ErrorCode.AUTHORIZATION_FAILED,
+            Failures.of(() -> bob.fetch("orders", 0, 0, 1 << 20, 0).join()).code());
       }
       // Allowed: produces and reads back exactly what it wrote.
       try (FelixClient alice = client(cluster, "alice", "alice-secret", ClientMode.CLUSTER, null)) {
@@ -131,7 +133,8 @@ class AuthClusterTest {
       BrokerNode forwarder = cluster.live().stream().filter(b -> b.id() != shard0.getLeader()).findFirst().orElseThrow();
       long forwardedBefore = forwarder.dataPlane().forwardedBatches();
       try (FelixClient bob = client(cluster, "bob", "bob-secret!", ClientMode.PLAIN, forwarder)) {
-        FelixException e = failure(() -> bob.produce("orders", 0, "k".getBytes(), "bob".getBytes(), List.of()).join());
+        FelixException e = Failures.of(() -> bob.produce("orders", 0, "k".getBytes(), "bob".getBytes(), List.of())
+            .join());
         assertEquals(ErrorCode.AUTHORIZATION_FAILED, e.code(), "refused by the leader, for bob");
         assertTrue(e.getMessage().contains("'bob'"), e.getMessage());
       }
@@ -230,20 +233,7 @@ class AuthClusterTest {
     return count;
   }
 
-  private interface Call {
-    Object run() throws Exception;
-  }
-
-  private static FelixException failure(Call call) {
-    try {
-      call.run();
-    } catch (Exception e) {
-      return FelixException.from(e instanceof CompletionException && e.getCause() != null ? e.getCause() : e);
-    }
-    throw new AssertionError("expected a failure");
-  }
-
-  private static int status(Call call) {
+  private static int status(Failures.Call call) {
     try {
       return ((AdminClient.Reply) call.run()).status();
     } catch (Exception e) {

@@ -1,6 +1,7 @@
 package io.felix.broker;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -116,6 +117,69 @@ class InputFuzzClusterTest {
       try (RawReplicationPeer peer = new RawReplicationPeer(host, port, 8)) {
         assertEquals(SHARD.stream(), peer.fetch(SHARD, 1, 99).getShard().getStream(), "a clean peer is served");
       }
+    }
+  }
+
+  /**
+   * A peer that sends its hello and its first fetch in one write is answered every time: the acceptor registers the
+   * connection as the peer's link before it routes the fetch, so the answer is never sent to no link (and lost).
+   */
+  @Test
+  void aFetchArrivingWithTheHelloIsAnswered() throws Exception {
+    ShardRef shard = ShardRef.newBuilder().setStream("s").setShard(0).build();
+    for (int i = 0; i < 300; i++) {
+      ByteArrayOutputStream sent = new ByteArrayOutputStream();
+      DataOutputStream frames = new DataOutputStream(sent);
+      for (ReplicationFrame frame : List.of(
+          ReplicationFrame.newBuilder().setHello(PeerHello.newBuilder().setBrokerId(9)).build(),
+          ReplicationFrame.newBuilder().setFetch(ReplicaFetch.newBuilder().setShard(shard).setLeaderEpoch(1)
+              .setFollowerId(9).setFetchOffset(0).setLastFetchedEpoch(-1).setFetchId(i)).build())) {
+        frames.writeInt(frame.getSerializedSize());
+        frames.write(frame.toByteArray());
+      }
+      try (Socket socket = new Socket(host, brokers.endpoint(0).replicationPort())) {
+        socket.setSoTimeout(5_000);
+        socket.getOutputStream().write(sent.toByteArray());
+        DataInputStream in = new DataInputStream(socket.getInputStream());
+        ReplicationFrame answer;
+        do {
+          byte[] body = new byte[in.readInt()];
+          in.readFully(body);
+          answer = ReplicationFrame.parseFrom(body);
+        } while (!answer.hasFetchResult());
+        assertEquals(i, answer.getFetchResult().getFetchId(), "connection " + i);
+      }
+    }
+  }
+
+  /** A connection's second hello naming another broker closes it: its link stays registered under one id only. */
+  @Test
+  void aPeerCannotChangeItsIdOnAConnection() throws Exception {
+    ByteArrayOutputStream sent = new ByteArrayOutputStream();
+    DataOutputStream frames = new DataOutputStream(sent);
+    for (int id : new int[] {7, 5}) {
+      byte[] hello = ReplicationFrame.newBuilder().setHello(PeerHello.newBuilder().setBrokerId(id)).build()
+          .toByteArray();
+      frames.writeInt(hello.length);
+      frames.write(hello);
+    }
+    try (Socket socket = new Socket(host, brokers.endpoint(0).replicationPort())) {
+      socket.setSoTimeout(5_000);
+      socket.getOutputStream().write(sent.toByteArray());
+      DataInputStream in = new DataInputStream(socket.getInputStream());
+      List<Integer> answeredTo = new java.util.ArrayList<>();
+      while (true) {
+        int length;
+        try {
+          length = in.readInt();
+        } catch (EOFException | SocketException closed) {
+          break; // the broker closed it (the socket is still open on this side: a timeout means it did not)
+        }
+        byte[] body = new byte[length];
+        in.readFully(body);
+        answeredTo.add(ReplicationFrame.parseFrom(body).getHello().getToBrokerId());
+      }
+      assertFalse(answeredTo.contains(5), "the second identity is not taken: " + answeredTo);
     }
   }
 

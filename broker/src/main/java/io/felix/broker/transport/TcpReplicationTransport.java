@@ -9,7 +9,6 @@ import java.io.IOException;
 import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -215,7 +214,9 @@ public final class TcpReplicationTransport implements ReplicationTransport {
   /** A peer with a lower id dialled us: its first frame says who it is; then the connection is our link to it. */
   private void accept(Tcp.IncomingConnection connection) {
     AtomicInteger peer = new AtomicInteger(-1);
-    CompletableFuture<BoundedSourceQueue<ByteString>> queueReady = new CompletableFuture<>();
+    // Set while the connection's stream is materialized, before any frame is read: the hello registers it as the
+    // peer's link at once, so the answer to a fetch that came in the same read has somewhere to go.
+    AtomicReference<BoundedSourceQueue<ByteString>> outbound = new AtomicReference<>();
     // Set once the TLS handshake is done: the broker the dialler's certificate names.
     AtomicInteger certified = new AtomicInteger(-1);
     byte[] challenge = auth.usesSecret() ? PeerAuthentication.newChallenge() : null;
@@ -241,6 +242,10 @@ public final class TcpReplicationTransport implements ReplicationTransport {
           throw new PeerRefusedException("its hello claims broker " + id + " but its certificate names broker "
               + certified.get());
         }
+        if (peer.get() >= 0 && peer.get() != id) {
+          // Its link is registered under the first id; a second identity would leave that link behind.
+          throw new PeerRefusedException("its hello claims broker " + id + " after it said it was broker " + peer.get());
+        }
         if (id == selfId || (hello.hasToBrokerId() && hello.getToBrokerId() != selfId)) {
           // The dialler used a stale address (ours now, even its own): closing makes it dial the peer's new one.
           log.warn("broker {}: closing a replication connection from broker {} meant for broker {} ({}): its address "
@@ -250,12 +255,11 @@ public final class TcpReplicationTransport implements ReplicationTransport {
         }
         peer.set(id);
         suspicion.heard(id);
-        queueReady.thenAccept(q -> {
-          links.put(id, q);
-          // The answering hello tells the dialler that the connection is up, even when no fetch flows yet.
-          q.offer(auth.usesSecret() ? acceptorProof(id, diallerChallenge.get()) : hello(id));
-          log.info("broker {}: replication connection from broker {} ({})", selfId, id, connection.remoteAddress());
-        });
+        BoundedSourceQueue<ByteString> q = outbound.get();
+        links.put(id, q);
+        // The answering hello tells the dialler that the connection is up, even when no fetch flows yet.
+        q.offer(auth.usesSecret() ? acceptorProof(id, diallerChallenge.get()) : hello(id));
+        log.info("broker {}: replication connection from broker {} ({})", selfId, id, connection.remoteAddress());
       } else if (peer.get() >= 0) {
         suspicion.heard(peer.get());
         inbound.onFrame(peer.get(), frame);
@@ -264,7 +268,11 @@ public final class TcpReplicationTransport implements ReplicationTransport {
       }
     }), Keep.right());
     Flow<ByteString, ByteString, Pair<CompletionStage<Done>, BoundedSourceQueue<ByteString>>> plain =
-        Flow.fromSinkAndSourceCoupledMat(in, Source.<ByteString>queue(settings.sendQueueFrames()), Keep.both())
+        Flow.fromSinkAndSourceCoupledMat(in, Source.<ByteString>queue(settings.sendQueueFrames())
+            .mapMaterializedValue(q -> {
+              outbound.set(q);
+              return q;
+            }), Keep.both())
             .via(killSwitch.flow()).via(connectionSwitch.flow());
     Flow<ByteString, ByteString, Pair<CompletionStage<Done>, BoundedSourceQueue<ByteString>>> secured =
         !auth.tls().enabled() ? plain : TlsFlows.server(plain, auth.tls()::brokerServerEngine,
@@ -274,7 +282,6 @@ public final class TcpReplicationTransport implements ReplicationTransport {
       mat.second().offer(encode(ReplicationFrame.newBuilder().setHello(PeerHello.newBuilder().setBrokerId(selfId)
           .setChallenge(com.google.protobuf.ByteString.copyFrom(challenge))).build()));
     }
-    queueReady.complete(mat.second());
     mat.first().whenComplete((done, failure) -> {
       int id = peer.get();
       if (id < 0 && (failure != null || auth.usesSecret() || auth.tls().enabled())) {
@@ -305,6 +312,10 @@ public final class TcpReplicationTransport implements ReplicationTransport {
     AtomicReference<BoundedSourceQueue<ByteString>> queueRef = new AtomicReference<>();
     AtomicBoolean authenticated = new AtomicBoolean(challenge == null);
     Pair<BoundedSourceQueue<ByteString>, CompletionStage<Done>> mat = Source.<ByteString>queue(settings.sendQueueFrames())
+        .mapMaterializedValue(q -> {
+          queueRef.set(q); // before any frame is read: under a secret the acceptor's challenge may come at once
+          return q;
+        })
         .via(killSwitch.flow())
         .via(connectionSwitch.flow())
         .via(network)
@@ -322,7 +333,6 @@ public final class TcpReplicationTransport implements ReplicationTransport {
         }), Keep.both())
         .run(system);
     BoundedSourceQueue<ByteString> queue = mat.first();
-    queueRef.set(queue);
     if (challenge == null) {
       queue.offer(hello(peerId));
       links.put(peerId, queue);

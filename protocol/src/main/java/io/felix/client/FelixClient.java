@@ -274,6 +274,22 @@ public final class FelixClient implements AutoCloseable {
     return connections.get(target).thenCompose(c -> c.send(request, settings.requestTimeout()));
   }
 
+  /**
+   * Plain mode: one request to the client's broker, unretried; a connection failure counts towards moving to the
+   * next bootstrap broker, as for produces. For the consumer groups' requests, which that broker forwards to the
+   * group's coordinator.
+   */
+  CompletableFuture<Response> sendToPlainBroker(Request.Builder request) {
+    HostPort target = metadata.plainTarget();
+    return send(target, request).whenComplete((r, e) -> {
+      if (e == null) {
+        metadata.answeredBy(target);
+      } else if (FelixException.from(e).kind() == FelixException.Kind.CONNECTION_FAILED) {
+        metadata.connectionFailed(target);
+      }
+    });
+  }
+
   static FetchResult decode(String stream, int shard, long offset, FetchResponse fetch) {
     List<FetchedRecord> records = new ArrayList<>();
     long next = offset;

@@ -33,8 +33,9 @@ import org.slf4j.LoggerFactory;
  * records polled (or let auto-commit do it). Delivery is at least once: after a rebalance or a crash the shard's
  * next owner starts at the last committed offset, so the records polled but not yet committed are read again.
  *
- * <p>The coordinator is found with FindCoordinator (asked of the bootstrap brokers) and talked to directly, in
- * both client modes; fetches go through the {@link FelixClient} (in plain mode through its one broker). A
+ * <p>In cluster mode the coordinator is found with FindCoordinator (asked of the bootstrap brokers) and talked to
+ * directly; in plain mode every group request goes to the client's one broker, which forwards it to the
+ * coordinator. Fetches go through the {@link FelixClient} (in plain mode through its one broker too). A
  * background thread sends heartbeats; when one answers that the group was rebalanced (or the member is unknown,
  * e.g. after a coordinator failover) the next poll stops reading, commits (with auto-commit on) and joins again:
  * the coordinator grants a shard only once its previous holder has joined again, so two members never read one
@@ -334,7 +335,10 @@ public final class GroupConsumer implements AutoCloseable {
   }
 
   private void attempt(Request.Builder request, long deadline, int attempt, CompletableFuture<Response> result) {
-    coordinator().thenCompose(target -> client.send(target, request.clone())).whenComplete((r, e) -> {
+    CompletableFuture<Response> sent = client.settings().mode() == ClientMode.PLAIN
+        ? client.sendToPlainBroker(request.clone().setForwardIfNotCoordinator(true))
+        : coordinator().thenCompose(target -> client.send(target, request.clone()));
+    sent.whenComplete((r, e) -> {
       ErrorCode code = r != null && Errors.isError(r) ? r.getError().getCode() : ErrorCode.NONE;
       boolean retry = e != null ? FelixException.from(e).retriable()
           : code == ErrorCode.NOT_COORDINATOR || code == ErrorCode.TIMEOUT

@@ -27,8 +27,10 @@ import io.felix.protocol.client.Response;
 import io.felix.protocol.client.ShardMetadata;
 import io.felix.protocol.client.StreamMetadata;
 import java.util.Collection;
+import java.util.EnumSet;
 import java.util.LinkedHashSet;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -39,7 +41,8 @@ import org.apache.pekko.actor.typed.ActorRef;
  * <p>Plain and cluster mode differ only by a request flag ({@code forward_if_not_leader}, set by plain-mode
  * clients): a produce for a shard this broker does not lead is then forwarded to the leader over the
  * broker-to-broker connection (same acks) and a fetch is served from the local follower replica's committed
- * records; without the flag (cluster mode) both get NOT_LEADER naming the leader and its address.
+ * records; without the flag (cluster mode) both get NOT_LEADER naming the leader and its address. Likewise
+ * {@code forward_if_not_coordinator} has a consumer-group request forwarded to the group's coordinator.
  */
 public final class ClientRequests {
   private final ReplicaRegistry registry;
@@ -48,6 +51,9 @@ public final class ClientRequests {
   private final BrokerSecurity security;
   private volatile ProducerIdSource producerIds = ProducerIdSource.NONE;
   private volatile GroupRequestSink groups = GroupRequestSink.NONE;
+  private static final Set<Request.BodyCase> GROUP_REQUESTS = EnumSet.of(Request.BodyCase.JOIN_GROUP,
+      Request.BodyCase.HEARTBEAT, Request.BodyCase.LEAVE_GROUP, Request.BodyCase.COMMIT_OFFSETS,
+      Request.BodyCase.FETCH_OFFSETS);
   private final CacheRequests caches;
 
   public ClientRequests(ReplicaRegistry registry, ProduceForwarder forwarder, ClientListenerSettings settings,
@@ -119,11 +125,34 @@ public final class ClientRequests {
     }
   }
 
-  /** A consumer-group request, once the principal may do {@code operation} on the group. */
+  /**
+   * A consumer-group request, once the principal may do {@code operation} on the group. Plain mode's ask (the
+   * request's {@code forward_if_not_coordinator}) is honoured when this broker's group manager names another
+   * broker as the coordinator: the request goes there, and its answer back to the client.
+   */
   private CompletionStage<Response> groupRequest(Request request, String group, Operation operation,
       String principal) {
     return authorized(principal, ResourceType.CONSUMER_GROUP, group, operation)
-        .orElseGet(() -> groups.handle(request));
+        .orElseGet(() -> groups.handle(request).thenCompose(answer -> {
+          int coordinator = answer.getError().getLeaderId();
+          boolean forwards = request.getForwardIfNotCoordinator() && !request.hasFindCoordinator()
+              && answer.getError().getCode() == ErrorCode.NOT_COORDINATOR && coordinator >= 0
+              && coordinator != registry.brokerId();
+          return forwards ? forwarder.forwardGroupRequest(coordinator, request, principal, settings.forwardGrace())
+              : CompletableFuture.completedFuture(answer);
+        }));
+  }
+
+  /**
+   * Plain mode, coordinator side: a consumer-group request another broker forwarded for a client it authenticated
+   * as {@code principal}; authorized here as if the client had sent it, and never forwarded again.
+   */
+  public CompletionStage<Response> forwardedGroupRequest(Request request, String principal) {
+    if (GROUP_REQUESTS.contains(request.getBodyCase())) {
+      return answer(request.toBuilder().setForwardIfNotCoordinator(false).build(), ClientListenerName.INTERNAL,
+          principal);
+    }
+    return done(error(ErrorCode.INVALID_REQUEST, "a forwarded group request holds a " + request.getBodyCase()));
   }
 
   /** Empty when the principal may do {@code operation} on the resource, else the AUTHORIZATION_FAILED answer. */

@@ -79,8 +79,9 @@ public final class DataPlane {
     registry.cache(io.felix.broker.cache.CacheSettings.fromConfig(config));
     AtomicReference<ProduceForwarder> forwarderRef = new AtomicReference<>();
     AtomicReference<ReplicationTransport> transportRef = new AtomicReference<>();
+    AtomicReference<ClientRequests> clientRequestsRef = new AtomicReference<>();
     ReplicationInbound inbound = new ReplicationInbound(registry, transportRef::get, forwarderRef::get,
-        BrokerSecurity.of(system));
+        clientRequestsRef::get, BrokerSecurity.of(system));
     this.transport = TcpReplicationTransport.start(system, broker.id(), replication,
         PeerAuthentication.fromConfig(config), inbound, broker.host(), broker.replicationPort());
     transportRef.set(transport);
@@ -91,6 +92,7 @@ public final class DataPlane {
             broker.quarantineRetention()),
         "replica-directory");
     this.clientRequests = new ClientRequests(registry, forwarder, listener, BrokerSecurity.of(system));
+    clientRequestsRef.set(clientRequests);
     TlsSettings tls = TlsSettings.fromConfig(config);
     this.clientListener = ClientListener.start(system, listener, tls, clientRequests, broker.host(),
         broker.clientPort(), ClientListenerName.INTERNAL);

@@ -22,6 +22,7 @@ import io.felix.protocol.client.ErrorCode;
 import io.felix.protocol.client.Response;
 import io.felix.protocol.replication.FetchError;
 import io.felix.protocol.replication.ForwardProduce;
+import io.felix.protocol.replication.ForwardGroupRequest;
 import io.felix.protocol.replication.ForwardProduceResult;
 import io.felix.protocol.replication.ReplicaFetchResult;
 import io.felix.protocol.replication.ReplicationFrame;
@@ -33,21 +34,24 @@ import org.apache.pekko.actor.typed.ActorRef;
 /**
  * Routes frames arriving on the replication connection to the local replica actors: follower fetches to the
  * leader's replica, fetch answers to the follower's, forwarded produces (plain mode) to the leader's replica with
- * the answer sent back, and forward answers to the {@link ProduceForwarder}.
+ * the answer sent back (and likewise forwarded cache reads and consumer-group requests), and forward answers to the
+ * {@link ProduceForwarder}.
  */
 public final class ReplicationInbound implements ReplicationTransport.Inbound {
   private final ReplicaRegistry registry;
   private final Supplier<ReplicationTransport> transport;
   private final Supplier<ProduceForwarder> forwarder;
+  private final Supplier<ClientRequests> clientRequests;
   private final BrokerSecurity security;
 
-  /** Suppliers because the transport is built with this router as its inbound handler. */
+  /** Suppliers because the transport (and what uses it) is built with this router as its inbound handler. */
   public ReplicationInbound(ReplicaRegistry registry, Supplier<ReplicationTransport> transport,
-      Supplier<ProduceForwarder> forwarder, BrokerSecurity security) {
+      Supplier<ProduceForwarder> forwarder, Supplier<ClientRequests> clientRequests, BrokerSecurity security) {
     this.registry = registry;
     this.security = security;
     this.transport = transport;
     this.forwarder = forwarder;
+    this.clientRequests = clientRequests;
   }
 
   @Override
@@ -78,6 +82,19 @@ public final class ReplicationInbound implements ReplicationTransport.Inbound {
       case FORWARD_CACHE_READ:
         onForwardedCacheRead(fromBroker, frame.getForwardCacheRead());
         break;
+      case FORWARD_GROUP_REQUEST: {
+        ForwardGroupRequest forward = frame.getForwardGroupRequest();
+        String principal = forward.getPrincipal().isEmpty() ? BrokerSecurity.ANONYMOUS : forward.getPrincipal();
+        ClientRequests requests = clientRequests.get();
+        if (requests == null) { // this broker is still starting
+          answer(fromBroker, forward.getForwardId()).accept(Errors.response(0, Errors.of(ErrorCode.NOT_COORDINATOR,
+              "broker " + registry.brokerId() + " is starting and takes no group requests yet; retry")));
+        } else {
+          requests.forwardedGroupRequest(forward.getRequest(), principal)
+              .thenAccept(answer(fromBroker, forward.getForwardId()));
+        }
+        break;
+      }
       default:
         break;
     }
@@ -85,9 +102,7 @@ public final class ReplicationInbound implements ReplicationTransport.Inbound {
 
   private void onForwardedProduce(int fromBroker, ForwardProduce forward) {
     CompletableFuture<Response> reply = new CompletableFuture<>();
-    reply.thenAccept(response -> transport.get().send(fromBroker, ReplicationFrame.newBuilder()
-        .setForwardResult(ForwardProduceResult.newBuilder().setForwardId(forward.getForwardId()).setResponse(response))
-        .build()));
+    reply.thenAccept(answer(fromBroker, forward.getForwardId()));
     ShardId id;
     RecordListSummary summary;
     try {
@@ -110,12 +125,16 @@ public final class ReplicationInbound implements ReplicationTransport.Inbound {
     replica.get().tell(new ShardReplica.ClientProduce(forward.getRequest(), summary, reply));
   }
 
+  /** Sends a forwarded request's answer back to the broker that forwarded it, under its forward id. */
+  private java.util.function.Consumer<Response> answer(int fromBroker, long forwardId) {
+    return response -> transport.get().send(fromBroker, ReplicationFrame.newBuilder()
+        .setForwardResult(ForwardProduceResult.newBuilder().setForwardId(forwardId).setResponse(response)).build());
+  }
+
   /** Plain mode, leader side: a cache read another broker received for a shard led here; answered back as above. */
   private void onForwardedCacheRead(int fromBroker, io.felix.protocol.replication.ForwardCacheRead forward) {
     CompletableFuture<Response> reply = new CompletableFuture<>();
-    reply.thenAccept(response -> transport.get().send(fromBroker, ReplicationFrame.newBuilder()
-        .setForwardResult(ForwardProduceResult.newBuilder().setForwardId(forward.getForwardId()).setResponse(response))
-        .build()));
+    reply.thenAccept(answer(fromBroker, forward.getForwardId()));
     ShardId id = new ShardId(forward.getRequest().getCache(), forward.getShard());
     Optional<ActorRef<ShardReplica.Command>> replica = registry.replica(id);
     if (replica.isEmpty()) {

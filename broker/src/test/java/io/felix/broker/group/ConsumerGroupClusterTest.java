@@ -268,6 +268,72 @@ class ConsumerGroupClusterTest {
     }
   }
 
+  @Test
+  void plainModeMembersReachTheCoordinatorOnlyThroughTheirOwnBroker() throws Exception {
+    try (BrokerCluster cluster = BrokerCluster.start(3, SETTINGS)) {
+      BrokerNode via = cluster.live().get(0);
+      cluster.awaitBrokersLive(via, 3);
+      assertEquals(201, cluster.post(via, "/v1/streams",
+          "{\"name\":\"plain\",\"shards\":3,\"replication_factor\":3}").status());
+      cluster.awaitReady();
+      List<CompletableFuture<RecordMetadata>> acked = new ArrayList<>();
+      try (FelixClient producer = cluster.client(); FelixClient warmUp = cluster.client()) {
+        produce(producer, "plain", acked, 0, 90);
+        CompletableFuture.allOf(acked.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+        // The offsets store is created by the first group request: a cluster-mode member of another group makes it.
+        GroupConsumer first = new GroupConsumer(warmUp, OPTIONS);
+        first.subscribe("plain", "warm-up");
+        BrokerCluster.await(Duration.ofSeconds(20), "the warm-up member is assigned", () -> {
+          first.poll(Duration.ofMillis(200));
+          return !first.assignment().isEmpty();
+        });
+        first.close();
+      }
+      int coordinatorId = cluster.get(via, "/v1/streams/" + OffsetsStore.STREAM).json().get("shard_assignments")
+          .get(OffsetsStore.shardOf("readers", 3)).get("leader").asInt();
+      BrokerNode coordinator = cluster.broker(coordinatorId);
+      BrokerNode own = cluster.live().stream().filter(b -> b.id() != coordinatorId).findFirst().orElseThrow();
+      BrokerCluster.await(Duration.ofSeconds(10), "no client is connected to the coordinator", () ->
+          coordinator.dataPlane().clientListener().openConnections() == 0);
+
+      Map<Integer, Long> next = new TreeMap<>();
+      Set<String> read = new java.util.HashSet<>();
+      try (FelixClient a = plainClient(own); FelixClient b = plainClient(own)) {
+        List<GroupConsumer> members = List.of(new GroupConsumer(a, OPTIONS), new GroupConsumer(b, OPTIONS));
+        members.forEach(m -> m.subscribe("plain", "readers"));
+        BrokerCluster.await(Duration.ofSeconds(30), "two plain-mode members read all 90 records and commit", () -> {
+          for (GroupConsumer m : members) {
+            for (GroupRecord r : m.poll(Duration.ofMillis(200))) {
+              read.add(r.shard() + "@" + r.offset());
+              next.merge(r.shard(), r.offset() + 1, Math::max);
+            }
+            try {
+              m.commitSync();
+            } catch (RuntimeException refused) {
+              // the shard moved to the other member meanwhile; its new holder commits it
+            }
+          }
+          return read.size() == 90 && members.stream().allMatch(m -> !m.assignment().isEmpty())
+              && cluster.get(own, "/v1/groups/readers").json().get("lag").asLong() == 0;
+        });
+        assertEquals(3, members.stream().mapToInt(m -> m.assignment().size()).sum(), "the members share the shards");
+        assertEquals(0, coordinator.dataPlane().clientListener().openConnections(),
+            "the plain-mode members never connected to the coordinator, broker " + coordinatorId);
+        members.forEach(GroupConsumer::close);
+      }
+      JsonNode readers = cluster.get(via, "/v1/groups/readers").json();
+      assertEquals(coordinatorId, readers.get("coordinator").asInt(), readers.toString());
+      Map<Integer, Long> committed = new TreeMap<>();
+      readers.get("shards").forEach(s -> committed.put(s.get("shard").asInt(), s.get("committed_offset").asLong()));
+      assertEquals(next, committed, "every shard committed past its last record");
+    }
+  }
+
+  private static FelixClient plainClient(BrokerNode via) {
+    return new FelixClient(io.felix.client.ClientSettings.builder(via.endpoint().clientAddress())
+        .mode(io.felix.client.ClientMode.PLAIN).build());
+  }
+
   private static void produce(FelixClient producer, String stream, List<CompletableFuture<RecordMetadata>> acked,
       int from, int count) throws InterruptedException {
     for (int i = from; i < from + count; i++) {

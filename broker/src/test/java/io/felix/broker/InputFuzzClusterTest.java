@@ -208,9 +208,9 @@ class InputFuzzClusterTest {
   }
 
   /**
-   * One fuzzed connection: now and then a valid {@code hello} (replication), then a few frames (a valid one mutated under a true or a mutated length header, or random
-   * bytes), then the fuzzer closes its side; every frame the broker sends back must parse, and the broker must
-   * close the connection within 5 s (max-fetch-wait is 1 s).
+   * One fuzzed connection: now and then a valid {@code hello} (replication), then a few frames (a valid one mutated
+   * under a true or a mutated length header, or random bytes), then the fuzzer closes its side; every frame the
+   * broker sends back must parse, and the broker must close the connection within 5 s (max-fetch-wait is 1 s).
    */
   private void oneRound(FuzzInput fuzz, int port, byte[] hello, List<byte[]> valid, Parser parser)
       throws Exception {

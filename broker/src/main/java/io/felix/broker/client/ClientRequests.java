@@ -65,7 +65,7 @@ public final class ClientRequests {
     this.caches = new CacheRequests(registry, forwarder, settings, this::produce);
   }
 
-  /** Where InitProducerId takes its ids from; set once the control plane is up (until then requests fail, retriably). */
+  /** Where InitProducerId takes its ids from; set once the control plane is up (until then they fail, retriably). */
   public void useProducerIds(ProducerIdSource source) {
     this.producerIds = source;
   }
@@ -246,7 +246,8 @@ public final class ClientRequests {
     Located located = locate(request.getStream(), request.getShard());
     // A batch this broker forwards is authorized by its leader, for the principal the forward carries.
     boolean forwards = located.error == null && request.getForwardIfNotLeader()
-        && located.assignment.leader() != ShardAssignment.NO_LEADER && located.assignment.leader() != registry.brokerId();
+        && located.assignment.leader() != ShardAssignment.NO_LEADER
+        && located.assignment.leader() != registry.brokerId();
     // A cache's entries are its records: the ACL that counts is the cache's (checked again here, at the leader,
     // when a plain-mode broker forwarded the write).
     ResourceType type = isCache(request.getStream()) ? ResourceType.CACHE : ResourceType.STREAM;

@@ -244,7 +244,8 @@ public final class TcpReplicationTransport implements ReplicationTransport {
         }
         if (peer.get() >= 0 && peer.get() != id) {
           // Its link is registered under the first id; a second identity would leave that link behind.
-          throw new PeerRefusedException("its hello claims broker " + id + " after it said it was broker " + peer.get());
+          throw new PeerRefusedException("its hello claims broker " + id + " after it said it was broker "
+              + peer.get());
         }
         if (id == selfId || (hello.hasToBrokerId() && hello.getToBrokerId() != selfId)) {
           // The dialler used a stale address (ours now, even its own): closing makes it dial the peer's new one.
@@ -311,7 +312,8 @@ public final class TcpReplicationTransport implements ReplicationTransport {
     byte[] challenge = auth.usesSecret() ? PeerAuthentication.newChallenge() : null;
     AtomicReference<BoundedSourceQueue<ByteString>> queueRef = new AtomicReference<>();
     AtomicBoolean authenticated = new AtomicBoolean(challenge == null);
-    Pair<BoundedSourceQueue<ByteString>, CompletionStage<Done>> mat = Source.<ByteString>queue(settings.sendQueueFrames())
+    Pair<BoundedSourceQueue<ByteString>, CompletionStage<Done>> mat = Source
+        .<ByteString>queue(settings.sendQueueFrames())
         .mapMaterializedValue(q -> {
           queueRef.set(q); // before any frame is read: under a secret the acceptor's challenge may come at once
           return q;
@@ -369,7 +371,8 @@ public final class TcpReplicationTransport implements ReplicationTransport {
    * The dialler's side of the cluster-secret exchange: the acceptor's challenge is answered with our proof; the
    * acceptor's proof, once it checks out, makes the connection our link to that peer. Anything else ends it.
    */
-  private void authenticate(int peerId, ReplicationFrame frame, byte[] challenge, BoundedSourceQueue<ByteString> queue) {
+  private void authenticate(int peerId, ReplicationFrame frame, byte[] challenge,
+      BoundedSourceQueue<ByteString> queue) {
     if (!frame.hasHello()) {
       throw new PeerRefusedException("broker " + peerId + " sent a frame before it proved the cluster secret");
     }

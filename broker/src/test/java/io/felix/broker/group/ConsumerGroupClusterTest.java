@@ -114,11 +114,7 @@ class ConsumerGroupClusterTest {
   @Test
   void membersComeAndGoAndEveryAcknowledgedRecordIsReadWithDuplicatesOnlyOfUncommittedReads() throws Exception {
     try (BrokerCluster cluster = BrokerCluster.start(3, SETTINGS)) {
-      BrokerNode via = cluster.live().get(0);
-      cluster.awaitBrokersLive(via, 3);
-      assertEquals(201, cluster.post(via, "/v1/streams",
-          "{\"name\":\"orders\",\"shards\":" + SHARDS + ",\"replication_factor\":3}").status());
-      cluster.awaitReady();
+      BrokerNode via = createStream(cluster, "orders", SHARDS);
       List<CompletableFuture<RecordMetadata>> acked = new ArrayList<>();
       List<Member> members = new ArrayList<>();
       try (FelixClient producer = cluster.client()) {
@@ -216,11 +212,7 @@ class ConsumerGroupClusterTest {
   @Test
   void committedOffsetsSurviveTheCoordinatorsBrokerBeingStopped() throws Exception {
     try (BrokerCluster cluster = BrokerCluster.start(3, SETTINGS)) {
-      BrokerNode via = cluster.live().get(0);
-      cluster.awaitBrokersLive(via, 3);
-      assertEquals(201, cluster.post(via, "/v1/streams",
-          "{\"name\":\"events\",\"shards\":3,\"replication_factor\":3}").status());
-      cluster.awaitReady();
+      BrokerNode via = createStream(cluster, "events", 3);
       Map<Integer, Long> committed = new TreeMap<>();
       try (FelixClient producer = cluster.client()) {
         List<CompletableFuture<RecordMetadata>> acked = new ArrayList<>();
@@ -271,11 +263,7 @@ class ConsumerGroupClusterTest {
   @Test
   void plainModeMembersReachTheCoordinatorOnlyThroughTheirOwnBroker() throws Exception {
     try (BrokerCluster cluster = BrokerCluster.start(3, SETTINGS)) {
-      BrokerNode via = cluster.live().get(0);
-      cluster.awaitBrokersLive(via, 3);
-      assertEquals(201, cluster.post(via, "/v1/streams",
-          "{\"name\":\"plain\",\"shards\":3,\"replication_factor\":3}").status());
-      cluster.awaitReady();
+      BrokerNode via = createStream(cluster, "plain", 3);
       List<CompletableFuture<RecordMetadata>> acked = new ArrayList<>();
       try (FelixClient producer = cluster.client(); FelixClient warmUp = cluster.client()) {
         produce(producer, "plain", acked, 0, 90);
@@ -327,6 +315,16 @@ class ConsumerGroupClusterTest {
       readers.get("shards").forEach(s -> committed.put(s.get("shard").asInt(), s.get("committed_offset").asLong()));
       assertEquals(next, committed, "every shard committed past its last record");
     }
+  }
+
+  /** Creates a stream of {@code shards} shards (replication factor 3) once three brokers are live; returns whom it asked. */
+  private static BrokerNode createStream(BrokerCluster cluster, String name, int shards) {
+    BrokerNode via = cluster.live().get(0);
+    cluster.awaitBrokersLive(via, 3);
+    assertEquals(201, cluster.post(via, "/v1/streams",
+        "{\"name\":\"" + name + "\",\"shards\":" + shards + ",\"replication_factor\":3}").status());
+    cluster.awaitReady();
+    return via;
   }
 
   private static FelixClient plainClient(BrokerNode via) {

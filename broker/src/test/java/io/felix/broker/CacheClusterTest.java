@@ -15,6 +15,7 @@ import io.felix.client.ClientSettings;
 import io.felix.client.FelixCache;
 import io.felix.client.FelixClient;
 import io.felix.client.FelixException;
+import io.felix.client.ReadFrom;
 import io.felix.protocol.client.Acks;
 import io.felix.protocol.client.ErrorCode;
 import io.felix.protocol.client.GetRequest;
@@ -60,6 +61,14 @@ class CacheClusterTest {
   private static FelixClient plainClient(BrokerNode via) {
     return new FelixClient(ClientSettings.builder(via.endpoint().clientAddress()).mode(ClientMode.PLAIN)
         .linger(Duration.ofMillis(1)).build());
+  }
+
+  private static boolean unchecked(java.util.concurrent.Callable<Boolean> check) {
+    try {
+      return check.call();
+    } catch (Exception e) {
+      throw new AssertionError(e);
+    }
   }
 
   private static ErrorCode errorOf(CompletableFuture<?> future) throws InterruptedException {
@@ -153,6 +162,40 @@ class CacheClusterTest {
             .setKey(ByteString.copyFromUtf8("raw")).setValue(ByteString.copyFromUtf8("r1"))));
         assertEquals(ErrorCode.UNKNOWN_CACHE, unknown.getError().getCode());
         assertTrue(unknown.getError().getNotAppended());
+
+        // Follower reads: asked without forwarding, every broker (two of them followers of the key's shard) answers
+        // from its own replica once it has learned the commit offset past the put; without allow_follower a
+        // follower answers NOT_LEADER.
+        for (BrokerNode broker : cluster.live()) {
+          try (RawClient direct = new RawClient(broker.endpoint().clientHost(), broker.endpoint().clientPort())) {
+            BrokerCluster.await(Duration.ofSeconds(10), "broker " + broker.id() + " reads the put from its replica",
+                () -> unchecked(() -> {
+                  Response r = direct.call(Request.newBuilder().setGet(GetRequest.newBuilder().setCache("sessions")
+                      .setKey(ByteString.copyFromUtf8("raw")).setAllowFollower(true)));
+                  return r.getGet().getEntry().getFound()
+                      && r.getGet().getEntry().getOffset() == put.getPut().getOffset();
+                }));
+            Response leaderOnly = direct.call(Request.newBuilder().setGet(GetRequest.newBuilder()
+                .setCache("sessions").setKey(ByteString.copyFromUtf8("raw"))));
+            boolean leads = broker.id() == cluster.get(via, "/v1/caches/sessions").json().get("shard_assignments")
+                .get(put.getPut().getShard()).get("leader").asInt();
+            assertEquals(leads ? ErrorCode.NONE : ErrorCode.NOT_LEADER, leaderOnly.getError().getCode(),
+                "broker " + broker.id() + ": " + leaderOnly);
+          }
+        }
+      }
+      try (FelixClient client = cluster.client()) {
+        FelixCache cache = client.cache("sessions");
+        cache.put(b("spread"), b("s1")).get(20, TimeUnit.SECONDS);
+        BrokerCluster.await(Duration.ofSeconds(10), "follower reads through the client see the put", () ->
+            unchecked(() -> {
+              for (int i = 0; i < 3; i++) { // one read per broker in turn
+                if (!"s1".equals(s(cache.get(b("spread"), ReadFrom.ANY_REPLICA).get(20, TimeUnit.SECONDS)))) {
+                  return false;
+                }
+              }
+              return true;
+            }));
       }
       assertEquals(204, cluster.delete(via, "/v1/caches/sessions").status());
       assertEquals(404, cluster.delete(via, "/v1/caches/events").status());

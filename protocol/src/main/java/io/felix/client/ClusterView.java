@@ -133,6 +133,15 @@ final class ClusterView {
     return brokers.get(id);
   }
 
+  /** The {@code turn}-th known broker (by id, wrapping around), or null when none is known: to spread reads. */
+  HostPort brokerByTurn(int turn) {
+    if (brokers.isEmpty()) {
+      return null;
+    }
+    int[] ids = brokers.keySet().stream().mapToInt(Integer::intValue).sorted().toArray();
+    return brokers.get(ids[Math.floorMod(turn, ids.length)]);
+  }
+
   long assignmentVersion() {
     return assignmentVersion;
   }

@@ -63,8 +63,19 @@ public final class FelixCache {
 
   /** The key's latest committed entry; empty when there is none, it was deleted or it expired. */
   public CompletableFuture<Optional<Entry>> get(byte[] key) {
+    return get(key, ReadFrom.LEADER);
+  }
+
+  /** As {@link #get(byte[])}, read from the replica {@code from} says. */
+  public CompletableFuture<Optional<Entry>> get(byte[] key, ReadFrom from) {
+    boolean anyReplica = from == ReadFrom.ANY_REPLICA;
     Request.Builder request = Request.newBuilder().setGet(GetRequest.newBuilder().setCache(name)
-        .setKey(ByteString.copyFrom(key)).setForwardIfNotLeader(settings.mode() == ClientMode.PLAIN));
+        .setKey(ByteString.copyFrom(key)).setForwardIfNotLeader(settings.mode() == ClientMode.PLAIN || anyReplica)
+        .setAllowFollower(anyReplica));
+    if (anyReplica) {
+      return client.sendRetried(name, -1, () -> client.anyBroker(name), request, settings.requestTimeout(),
+          "follower read of cache " + name).thenApply(response -> entry(response.getGet().getEntry()));
+    }
     return shardOf(key).thenCompose(shard -> send(shard, request))
         .thenApply(response -> entry(response.getGet().getEntry()));
   }

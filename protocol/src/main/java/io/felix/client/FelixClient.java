@@ -22,6 +22,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 
 /**
  * The Felix client: asynchronous produce and fetch over plain JDK sockets (no Pekko).
@@ -44,6 +46,8 @@ public final class FelixClient implements AutoCloseable {
   private final ScheduledThreadPoolExecutor timer;
   private final BrokerConnections connections;
   private final MetadataCache metadata;
+  /** Which broker {@link #anyBroker} names next. */
+  private final AtomicInteger brokerTurn = new AtomicInteger();
   private final BatchAccumulator accumulator;
   private final ProduceSender sender;
   private final Thread senderThread;
@@ -216,22 +220,47 @@ public final class FelixClient implements AutoCloseable {
    */
   CompletableFuture<Response> sendRetried(String stream, int shard, boolean plain, Request.Builder request,
       Duration timeout, String context) {
+    return sendRetried(stream, shard, plain ? this::plainBroker : () -> leaderOf(stream, shard), request, timeout,
+        context);
+  }
+
+  /** As above, to the broker {@code target} names for each attempt. */
+  CompletableFuture<Response> sendRetried(String stream, int shard, Supplier<CompletableFuture<HostPort>> target,
+      Request.Builder request, Duration timeout, String context) {
     CompletableFuture<Response> result = new CompletableFuture<>();
-    attempt(stream, shard, plain, request, timeout, context, 0, System.nanoTime() + timeout.toNanos(), result);
+    attempt(stream, shard, target, request, timeout, context, 0, System.nanoTime() + timeout.toNanos(), result);
     return result;
   }
 
-  private void attempt(String stream, int shard, boolean plain, Request.Builder request, Duration timeout,
-      String context, int attempt, long deadlineNanos, CompletableFuture<Response> result) {
-    CompletableFuture<HostPort> target = plain
-        ? CompletableFuture.completedFuture(metadata.plainTarget())
-        : metadata.stream(stream).thenApply(v -> {
-          HostPort leader = metadata.view().leaderAddress(stream, shard);
-          if (leader == null) {
-            throw FelixException.noLeader("no known leader for " + stream + "/" + shard);
-          }
-          return leader;
-        });
+  private CompletableFuture<HostPort> plainBroker() {
+    return CompletableFuture.completedFuture(metadata.plainTarget());
+  }
+
+  private CompletableFuture<HostPort> leaderOf(String stream, int shard) {
+    return metadata.stream(stream).thenApply(v -> {
+      HostPort leader = metadata.view().leaderAddress(stream, shard);
+      if (leader == null) {
+        throw FelixException.noLeader("no known leader for " + stream + "/" + shard);
+      }
+      return leader;
+    });
+  }
+
+  /** The next broker in turn that the metadata of {@code stream} names (the plain-mode broker in plain mode). */
+  CompletableFuture<HostPort> anyBroker(String stream) {
+    if (settings.mode() == ClientMode.PLAIN) {
+      return plainBroker();
+    }
+    return metadata.stream(stream).thenApply(v -> {
+      HostPort broker = metadata.view().brokerByTurn(brokerTurn.getAndIncrement());
+      return broker != null ? broker : metadata.plainTarget();
+    });
+  }
+
+  private void attempt(String stream, int shard, Supplier<CompletableFuture<HostPort>> targets,
+      Request.Builder request, Duration timeout, String context, int attempt, long deadlineNanos,
+      CompletableFuture<Response> result) {
+    CompletableFuture<HostPort> target = targets.get();
     target.thenCompose(t -> connections.get(t).thenCompose(c -> c.send(request.clone(), timeout))
             .whenComplete((r, e) -> {
               if (e == null) {
@@ -255,8 +284,8 @@ public final class FelixClient implements AutoCloseable {
           long backoff = settings.backoffNanos(attempt + 1);
           if (failure.retriable() && attempt < settings.retries() && !closed
               && System.nanoTime() + backoff < deadlineNanos) {
-            timer.schedule(() -> attempt(stream, shard, plain, request, timeout, context, attempt + 1, deadlineNanos,
-                result), backoff, TimeUnit.NANOSECONDS);
+            timer.schedule(() -> attempt(stream, shard, targets, request, timeout, context, attempt + 1,
+                deadlineNanos, result), backoff, TimeUnit.NANOSECONDS);
           } else {
             result.completeExceptionally(failure.withContext(context));
           }

@@ -100,7 +100,7 @@ final class CacheRequests {
 
   CompletionStage<Response> get(GetRequest r) {
     return multiGet(MultiGetRequest.newBuilder().setCache(r.getCache()).addKeys(r.getKey())
-        .setForwardIfNotLeader(r.getForwardIfNotLeader()).build())
+        .setForwardIfNotLeader(r.getForwardIfNotLeader()).setAllowFollower(r.getAllowFollower()).build())
         .thenApply(response -> Errors.isError(response) ? response : Response.newBuilder()
             .setGet(GetResponse.newBuilder().setEntry(response.getMultiGet().getEntries(0))).build());
   }
@@ -117,7 +117,8 @@ final class CacheRequests {
       byShard.computeIfAbsent(shardOf(key, shards), s -> new ArrayList<>()).add(key);
     }
     List<CompletableFuture<Response>> parts = new ArrayList<>();
-    byShard.forEach((shard, keys) -> parts.add(readShard(r.getCache(), shard, keys, r.getForwardIfNotLeader())));
+    byShard.forEach((shard, keys) -> parts.add(readShard(r.getCache(), shard, keys, r.getForwardIfNotLeader(),
+        r.getAllowFollower())));
     return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new)).thenApply(ignored -> {
       Map<ByteString, CacheValue> values = new HashMap<>();
       for (CompletableFuture<Response> part : parts) {
@@ -133,15 +134,23 @@ final class CacheRequests {
     });
   }
 
-  private CompletableFuture<Response> readShard(String cache, int shard, List<ByteString> keys, boolean forward) {
+  /**
+   * Reads {@code keys} of one shard: from the local replica when it leads; with {@code allowFollower} from the
+   * local follower first, and from the leader when that follower may not answer (not in contact with its leader,
+   * still catching up).
+   */
+  private CompletableFuture<Response> readShard(String cache, int shard, List<ByteString> keys, boolean forward,
+      boolean allowFollower) {
     ShardId id = new ShardId(cache, shard);
     Optional<ShardAssignment> a = registry.table().shard(id);
     int leader = a.map(ShardAssignment::leader).orElse(ShardAssignment.NO_LEADER);
     var local = registry.replica(id);
-    if (leader == registry.brokerId() && local.isPresent()) {
+    if (local.isPresent() && (leader == registry.brokerId() || allowFollower)) {
       CompletableFuture<Response> reply = new CompletableFuture<>();
-      local.get().tell(new ShardReplica.CacheRead(keys, reply));
-      return reply;
+      local.get().tell(new ShardReplica.CacheRead(keys, allowFollower, reply));
+      return leader == registry.brokerId() ? reply : reply.thenCompose(answer -> Errors.isError(answer)
+          && answer.getError().getCode() == ErrorCode.NOT_LEADER
+          ? readShard(cache, shard, keys, forward, false) : CompletableFuture.completedFuture(answer));
     }
     if (forward && leader != ShardAssignment.NO_LEADER && leader != registry.brokerId()) {
       return forwarder.forwardCacheRead(leader, shard, MultiGetRequest.newBuilder().setCache(cache)

@@ -79,6 +79,9 @@ public final class BrokerMetrics implements Extension {
       "Commit offset (high watermark) of each shard replica on this broker", "stream", "shard");
   private final Gauge logStartOffset = gauge("felix_log_start_offset",
       "First offset each shard replica on this broker holds (retention moves it forward)", "stream", "shard");
+  private final Gauge cacheKeys = gauge("felix_cache_keys",
+      "Keys in the index of each cache shard replica on this broker (up to the commit offset it knows)", "stream",
+      "shard");
   private final Counter forwardedBatches = counter("felix_forwarded_batches_total",
       "Plain-mode batches this broker forwarded to the shard's leader, per leader broker", "leader");
   private final Counter forwardedBytes = counter("felix_forwarded_bytes_total",
@@ -136,6 +139,10 @@ public final class BrokerMetrics implements Extension {
     commitOffset.labelValues(shard.stream(), Integer.toString(shard.shard())).set(offset);
   }
 
+  public void cacheKeys(ShardId shard, int keys) {
+    cacheKeys.labelValues(shard.stream(), Integer.toString(shard.shard())).set(keys);
+  }
+
   public void logStartOffset(ShardId shard, long offset) {
     logStartOffset.labelValues(shard.stream(), Integer.toString(shard.shard())).set(offset);
   }
@@ -165,6 +172,7 @@ public final class BrokerMetrics implements Extension {
     replicationLag.removeIf(labels -> labels.get(0).equals(shard.stream()) && labels.get(1).equals(shardNo));
     commitOffset.remove(shard.stream(), shardNo);
     logStartOffset.remove(shard.stream(), shardNo);
+    cacheKeys.remove(shard.stream(), shardNo);
     inSyncReplicas.remove(shard.stream(), shardNo);
   }
 

@@ -13,9 +13,10 @@ import io.felix.protocol.client.Response;
 import java.io.IOException;
 
 /**
- * A cache shard leader's reads: its {@link CacheIndex}, rebuilt when the leader starts from the index checkpoint
- * plus the log after it, kept up to the commit offset (only committed entries are read), and checkpointed every
- * felix.cache.checkpoint-interval when it changed. Owned by the leader's actor.
+ * A cache shard replica's reads: its {@link CacheIndex}, rebuilt from the index checkpoint plus the log after it
+ * when the replica first needs it, kept up to the commit offset it knows (only committed entries are read),
+ * checkpointed every felix.cache.checkpoint-interval when it changed, and the compaction it drives. Every replica
+ * keeps one (leader, follower, learner), as every Kafka replica runs its log cleaner. Owned by the replica's actor.
  */
 final class CacheReads {
   private final ReplicaContext ctx;
@@ -36,8 +37,8 @@ final class CacheReads {
     this.compaction = new CacheCompaction(ctx.log, index, defaultTtlMs, settings.tombstoneRetention().toMillis());
   }
 
-  /** The reads of a leader of a cache shard (null for a stream's shard, which has none). */
-  static CacheReads forLeader(ReplicaContext ctx) {
+  /** The reads of a replica of a cache shard (null for a stream's shard, which has none). */
+  static CacheReads open(ReplicaContext ctx) {
     var config = ctx.registry.table().streamConfig(ctx.id.stream());
     if (!config.forCache()) {
       return null;
@@ -86,6 +87,7 @@ final class CacheReads {
    */
   void onTick(long commitOffset) {
     index.catchUp(ctx.log, commitOffset);
+    ctx.metrics.cacheKeys(ctx.id, index.size());
     long now = ctx.clock.currentTimeMillis();
     if (now >= nextCompactionMillis) {
       nextCompactionMillis = now + settings.compactionInterval().toMillis();

@@ -43,6 +43,7 @@ final class ReplicaContext {
   long commitOffset;
   /** When retention last looked at the log ({@link #enforceRetention}). */
   private long retentionCheckedAtNanos;
+  private CacheReads cacheReads;
 
   ReplicaContext(ReplicaWiring wiring, ShardLog log, ReplicaMetadata metadata, ReplicaState state) {
     this.wiring = wiring;
@@ -107,6 +108,23 @@ final class ReplicaContext {
       throw new UncheckedIOException("replica " + id + " cannot store its state in " + metadata.path(), e);
     }
     state = next;
+  }
+
+  /**
+   * This cache shard's index and reads, built on first use from the index checkpoint plus the log (null for a
+   * stream's shard). Kept across changes of role: a follower keeps its index current (it compacts and may serve
+   * follower reads), so a promoted follower serves reads without rebuilding it.
+   */
+  CacheReads cacheReads() {
+    if (cacheReads == null) {
+      cacheReads = CacheReads.open(this);
+    }
+    return cacheReads;
+  }
+
+  /** The log was truncated or started again elsewhere: the index may name offsets it no longer holds. */
+  void forgetCacheIndex() {
+    cacheReads = null;
   }
 
   /** The leader role's check: a promise above {@code epoch} ended that leadership. */

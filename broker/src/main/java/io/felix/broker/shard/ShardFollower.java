@@ -43,6 +43,8 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
   private boolean mismatchLogged;
   /** When this replica last told the singleton it is assigned to lead but does not; null before the first time. */
   private Long notServingReportedAtNanos;
+  /** When the current leader last answered a fetch (what follower reads are as fresh as); null before then. */
+  private Long heardFromLeaderAtNanos;
 
   private ShardFollower(ReplicaContext ctx, ShardAssignment assignment) {
     super(ctx.actor);
@@ -64,10 +66,7 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
           p.reply().complete(ShardReplica.notLeader(ctx.id, knownLeader(), ctx.registry));
           return this;
         })
-        .onMessage(ShardReplica.CacheRead.class, r -> {
-          r.reply().complete(ShardReplica.notLeader(ctx.id, knownLeader(), ctx.registry));
-          return this;
-        })
+        .onMessage(ShardReplica.CacheRead.class, this::onCacheRead)
         .onMessage(ShardReplica.ClientFetch.class, f -> {
           ctx.reads.fetch(f, ctx.commitOffset, false);
           return this;
@@ -100,6 +99,7 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
     assignment = a;
     outstanding = false;
     learnedCommit = -1;
+    heardFromLeaderAtNanos = null;
     if (a.leader() != ShardAssignment.NO_LEADER && a.leader() != ctx.brokerId && !canFetch()) {
       ctx.actor.getLog().info("replica {} will not follow broker {} at epoch {}: it has promised epoch {}", ctx.id,
           a.leader(), a.leaderEpoch(), ctx.promisedEpoch());
@@ -197,6 +197,7 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
     }
     outstanding = false;
     learnedCommit = Math.max(learnedCommit, r.getCommitOffset());
+    heardFromLeaderAtNanos = ctx.clock.nanoTime();
     if (r.getBatches().isEmpty()) {
       ctx.commitTo(r.getCommitOffset());
       checkRecovered();
@@ -243,6 +244,7 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
     }
     try {
       ctx.log.restartAt(leaderStart);
+      ctx.forgetCacheIndex();
     } catch (RuntimeException e) {
       if (ctx.log.failed()) {
         return FailedReplica.afterRunFailed(ctx, assignment, "restarting the log failed: " + e.getMessage());
@@ -264,6 +266,7 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
     long before = ctx.log.logEndOffset();
     if (target < before) {
       long after = ctx.log.truncateTo(target);
+      ctx.forgetCacheIndex();
       ctx.actor.getLog().info("replica {} truncated its diverging suffix from {} to {} (leader epoch {} ends at {})",
           ctx.id, before, after, leaderEpoch, leaderEnd);
     }
@@ -299,8 +302,33 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
     }
     ctx.reads.onTick(now, ctx.commitOffset);
     ctx.enforceRetention(now);
+    CacheReads cache = ctx.cacheReads();
+    if (cache != null) {
+      cache.onTick(ctx.commitOffset); // indexes what was committed, compacts and checkpoints, as on the leader
+    }
     reportIfAssignedToLead(now);
     return this;
+  }
+
+  /**
+   * A follower read (see the class comment of {@link CacheReads}) is answered from the entries committed as far
+   * as this replica knows, while it is caught up and has heard from its leader within
+   * felix.cache.follower-read-max-lag; anything else goes to the leader.
+   */
+  private Behavior<ShardReplica.Command> onCacheRead(ShardReplica.CacheRead r) {
+    CacheReads cache = r.allowFollower() && inContactWithLeader() ? ctx.cacheReads() : null;
+    if (cache == null) {
+      r.reply().complete(ShardReplica.notLeader(ctx.id, knownLeader(), ctx.registry));
+    } else {
+      cache.read(r, ctx.commitOffset);
+    }
+    return this;
+  }
+
+  private boolean inContactWithLeader() {
+    long maxLag = ctx.registry.cache().followerReadMaxLag().toNanos();
+    return maxLag > 0 && canFetch() && !ctx.recovering() && heardFromLeaderAtNanos != null
+        && ctx.clock.nanoTime() - heardFromLeaderAtNanos <= maxLag;
   }
 
   /**

@@ -93,7 +93,7 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
       this.epochStart = end;
       this.wroteMarker = false;
     }
-    this.cacheReads = CacheReads.forLeader(ctx);
+    this.cacheReads = ctx.cacheReads();
     this.stored = ctx.log.storedOffset();
     this.followers = new FollowerProgress(ctx.brokerId, assignment, epochStart, ctx.settings, ctx.log::logEndOffset,
         () -> ctx.commitOffset, this::inSyncChanged);

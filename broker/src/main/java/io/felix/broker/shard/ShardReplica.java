@@ -54,10 +54,11 @@ public final class ShardReplica {
 
   /**
    * A cache read (Get, MultiGet) of {@code keys} of this shard, answered by its leader with a MultiGetResponse from
-   * committed entries only (see {@link io.felix.broker.cache.CacheIndex}).
+   * committed entries only (see {@link io.felix.broker.cache.CacheIndex}); with {@code allowFollower} a follower in
+   * contact with its leader answers too, from the entries committed as far as it knows.
    */
-  public record CacheRead(java.util.List<com.google.protobuf.ByteString> keys, CompletableFuture<Response> reply)
-      implements Command {}
+  public record CacheRead(java.util.List<com.google.protobuf.ByteString> keys, boolean allowFollower,
+      CompletableFuture<Response> reply) implements Command {}
 
   /** A validated produce from a client (or forwarded by another broker in plain mode). */
   public record ClientProduce(ProduceRequest request, RecordListSummary summary, CompletableFuture<Response> reply)

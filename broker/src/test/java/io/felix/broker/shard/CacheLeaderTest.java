@@ -61,7 +61,7 @@ class CacheLeaderTest extends ReplicaActorTest {
 
   private Response get() throws Exception {
     CompletableFuture<Response> reply = new CompletableFuture<>();
-    replica.tell(new ShardReplica.CacheRead(List.of(KEY), reply));
+    replica.tell(new ShardReplica.CacheRead(List.of(KEY), false, reply));
     return await(reply);
   }
 

@@ -104,14 +104,17 @@ final class BatchAccumulator {
 
   /**
    * Batches to send now, marked in flight: the front of each shard's queue whose retry time has come, while the
-   * shard has fewer than maxInFlightBatchesPerShard in flight. Open batches close when their linger is over or
-   * a flush or close is under way.
+   * shard has fewer than maxInFlightBatchesPerShard in flight. An open batch closes when a flush or close is under
+   * way, or when its linger is over and the shard could send it now; while the shard is busy it keeps taking
+   * records (as Kafka's accumulator does), so a shard waiting for an answer sends one large batch next, not one
+   * small batch per linger interval.
    */
   private List<ProduceBatch> drainSendable(long nowNanos) {
     List<ProduceBatch> out = new ArrayList<>();
     long linger = settings.linger().toNanos();
     for (ShardQueue q : queues.values()) {
-      if (q.open != null && (flushing > 0 || closing || nowNanos - q.open.createdNanos >= linger)) {
+      if (q.open != null && (flushing > 0 || closing
+          || (nowNanos - q.open.createdNanos >= linger && canSendNow(q)))) {
         closeOpen(q);
       }
       while (q.inFlight.size() < settings.maxInFlightBatchesPerShard() && !q.ready.isEmpty()
@@ -130,12 +133,20 @@ final class BatchAccumulator {
     return out;
   }
 
-  /** When the sender must look again at the latest: the next linger end or retry time; Long.MAX_VALUE if none. */
+  /** Whether a batch closed now would be sent at once: nothing queued before it and room in flight. */
+  private boolean canSendNow(ShardQueue q) {
+    return q.ready.isEmpty() && q.inFlight.size() < settings.maxInFlightBatchesPerShard();
+  }
+
+  /**
+   * When the sender must look again at the latest: the next linger end of a shard that could send, or retry time;
+   * Long.MAX_VALUE if none (a busy shard's answer wakes it through {@link #done}).
+   */
   private long nextWakeupNanos() {
     long next = Long.MAX_VALUE;
     long linger = settings.linger().toNanos();
     for (ShardQueue q : queues.values()) {
-      if (q.open != null) {
+      if (q.open != null && canSendNow(q)) {
         next = Math.min(next, q.open.createdNanos + linger);
       }
       if (!q.ready.isEmpty() && q.inFlight.size() < settings.maxInFlightBatchesPerShard()) {

@@ -8,8 +8,6 @@ import io.felix.client.FelixException;
 import io.felix.client.HostPort;
 import io.felix.protocol.client.Acks;
 import java.io.PrintStream;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,7 +16,6 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicLongArray;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
 
@@ -28,11 +25,9 @@ import org.HdrHistogram.Recorder;
  * unbounded, each keeping at most --max-outstanding unanswered), for --duration; prints gets/s, puts/s and their
  * latency percentiles (HdrHistogram) every second and at the end.
  *
- * <p>--verify: every put's value names its key, the run (a random id) and a put id; for each key the run keeps the
- * offset of its latest acknowledged put. A get must return an entry of its key at that offset or a later one (never
- * an older one, never absent once a put was acknowledged, since the workload deletes nothing and sets no TTL); a
- * value of this run must carry a put id it issued, and the value at the acknowledged offset must be that put's.
- * Entries of earlier runs on the same cache are allowed until this run's first acknowledged put of the key.
+ * <p>--verify: every get is judged against the run's {@link CacheLedger} (many writers): it must return its key's
+ * latest acknowledged put or a later entry of this run, never an older one, never absent once a put was
+ * acknowledged, never a value nobody wrote.
  */
 public final class CacheRun {
   private static final long MAX_LATENCY_MICROS = TimeUnit.MINUTES.toMicros(2);
@@ -52,22 +47,13 @@ public final class CacheRun {
   private final AtomicLong putsDone = new AtomicLong();
   private final AtomicLong errors = new AtomicLong();
   private final AtomicLong violations = new AtomicLong();
-  private final AtomicLong nextPutId = new AtomicLong();
-  private final long runId = new java.security.SecureRandom().nextLong();
-  /** Key, run id and put id at the start of every value. */
-  private static final int VALUE_HEADER = 4 + 8 + 8;
-  /** Per key: offset of its latest acknowledged put (-1: none) and that put's id. */
-  private final AtomicLongArray ackedOffset;
-  private final AtomicLongArray ackedPutId;
+  private final CacheLedger ledger;
 
   public CacheRun(Options options, PrintStream out) {
     this.options = options;
     this.out = out;
-    this.ackedOffset = new AtomicLongArray((int) options.keySpace());
-    this.ackedPutId = new AtomicLongArray((int) options.keySpace());
-    for (int i = 0; i < options.keySpace(); i++) {
-      ackedOffset.set(i, -1);
-    }
+    this.ledger = new CacheLedger((int) options.keySpace(), new java.security.SecureRandom().nextLong(),
+        CacheLedger.Writers.MANY);
   }
 
   /** Runs the workload; 0 when every operation succeeded and (with --verify) no get was stale, else 1. */
@@ -132,20 +118,10 @@ public final class CacheRun {
     }
   }
 
-  private static byte[] keyBytes(int key) {
-    return ("k" + key).getBytes(StandardCharsets.UTF_8);
-  }
-
-  private byte[] value(int key, long putId) {
-    ByteBuffer v = ByteBuffer.allocate(Math.max(VALUE_HEADER, options.valueSize()));
-    v.putInt(key).putLong(runId).putLong(putId);
-    return v.array();
-  }
-
   private void put(FelixCache cache, int key, Semaphore outstanding) {
-    long putId = nextPutId.getAndIncrement();
+    CacheLedger.Put put = ledger.attempt(key, options.valueSize());
     long sent = System.nanoTime();
-    cache.put(keyBytes(key), value(key, putId)).whenComplete((metadata, failure) -> {
+    cache.put(CacheLedger.keyBytes(key), put.value()).whenComplete((metadata, failure) -> {
       outstanding.release();
       if (failure != null) {
         failed("put", failure);
@@ -153,19 +129,14 @@ public final class CacheRun {
       }
       puts.recordValue(Math.min(MAX_LATENCY_MICROS, (System.nanoTime() - sent) / 1000));
       putsDone.incrementAndGet();
-      synchronized (this) { // offset and put id of a key change together
-        if (metadata.offset() > ackedOffset.get(key)) {
-          ackedOffset.set(key, metadata.offset());
-          ackedPutId.set(key, putId);
-        }
-      }
+      ledger.acknowledged(put, metadata.offset());
     });
   }
 
   private void get(FelixCache cache, int key, Semaphore outstanding) {
-    long floor = ackedOffset.get(key);
+    long floor = ledger.floor(key);
     long sent = System.nanoTime();
-    cache.get(keyBytes(key)).whenComplete((entry, failure) -> {
+    cache.get(CacheLedger.keyBytes(key)).whenComplete((entry, failure) -> {
       outstanding.release();
       if (failure != null) {
         failed("get", failure);
@@ -180,30 +151,9 @@ public final class CacheRun {
   }
 
   private void check(int key, long floor, Optional<FelixCache.Entry> entry) {
-    String problem = null;
-    if (entry.isEmpty()) {
-      problem = floor >= 0 ? "absent, after the put at offset " + floor + " was acknowledged" : null;
-    } else {
-      ByteBuffer v = ByteBuffer.wrap(entry.get().value());
-      long offset = entry.get().offset();
-      boolean whole = v.remaining() >= VALUE_HEADER;
-      int writtenFor = whole ? v.getInt() : -1;
-      long run = whole ? v.getLong() : 0;
-      long putId = whole ? v.getLong() : -1;
-      if (writtenFor != key || (run == runId && (putId < 0 || putId >= nextPutId.get()))) {
-        problem = "a value nobody wrote (key " + writtenFor + ", put id " + putId + ")";
-      } else if (offset < floor) {
-        problem = "the entry at offset " + offset + ", older than the acknowledged put at offset " + floor;
-      } else {
-        synchronized (this) {
-          if (offset == ackedOffset.get(key) && (run != runId || putId != ackedPutId.get(key))) {
-            problem = "put id " + putId + " at offset " + offset + ", where put " + ackedPutId.get(key) + " was";
-          }
-        }
-      }
-    }
-    if (problem != null && violations.incrementAndGet() <= 10) {
-      System.err.println("verify: get of k" + key + " returned " + problem);
+    CacheLedger.Finding finding = ledger.check(key, floor, entry);
+    if (finding.outcome() != CacheLedger.Outcome.CURRENT && violations.incrementAndGet() <= 10) {
+      System.err.println("verify: get of " + finding.problem());
     }
   }
 

@@ -1,6 +1,7 @@
 package io.felix.broker.ops;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.felix.loadgen.chaos.ChaosCommand;
 import io.felix.loadgen.chaos.ChaosOptions;
@@ -21,6 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
  * writable again within 45 s (a kill of every broker restarts three JVMs at once on two cores). The graceful
  * rolling restart is left out for time (three restarts one after another); the long runs in the README have it.
  * Where iptables can be run, one partition round too (a leader cut off from its followers' replication ports).
+ * Every round's cache writer must have puts acknowledged and every key read back must show its latest acknowledged
+ * put or a later one.
  */
 @Tag("process")
 @Timeout(value = 12, unit = java.util.concurrent.TimeUnit.MINUTES) // hung brokers fail the test, never stall CI
@@ -53,6 +56,9 @@ class ChaosProcessTest {
       assertEquals(0, row.lost(), table.render());
       assertEquals(0, row.duplicated(), table.render());
       assertEquals(0, row.disordered(), table.render());
+      assertTrue(row.cachePuts() > 0, table.render()); // the cache writer ran through every fault
+      assertEquals(0, row.cacheKeysLost(), table.render());
+      assertEquals(0, row.cacheKeysCorrupt(), table.render());
     }
     assertEquals(0, ChaosCommand.exitStatus(table), table.rounds() + "\n" + table.render());
   }

@@ -1,6 +1,7 @@
 package io.felix.loadgen.chaos;
 
 import io.felix.client.HostPort;
+import io.felix.loadgen.CacheLedger;
 import io.felix.loadgen.ConsumeRun;
 import io.felix.loadgen.ProduceRun;
 import io.felix.loadgen.Summary;
@@ -14,7 +15,8 @@ import java.util.concurrent.FutureTask;
 /**
  * One round: ledgered producers run at a steady rate; the nemesis injects one fault; the round times how long
  * until every shard is writable, waits until the cluster is whole again, stops the producers and reads the
- * whole stream back against their ledger.
+ * whole stream back against their ledger. A cache writer runs beside the producers through the fault; once it is
+ * stopped, every key of the cache is read back against its ledger.
  */
 final class ChaosRound {
   /** Load before the fault, so that it hits records in flight, and after the cluster is whole again. */
@@ -25,18 +27,35 @@ final class ChaosRound {
   private final Nemesis nemesis;
   private final ChaosOptions options;
   private final List<HostPort> bootstrap;
+  private final CacheLedger cacheLedger;
 
-  ChaosRound(ChaosCluster cluster, Nemesis nemesis, ChaosOptions options) {
+  /** @param cacheLedger the run's cache ledger, kept across rounds */
+  ChaosRound(ChaosCluster cluster, Nemesis nemesis, ChaosOptions options, CacheLedger cacheLedger) {
     this.cluster = cluster;
     this.nemesis = nemesis;
     this.options = options;
     this.bootstrap = HostPort.parseList(cluster.local().bootstrap());
+    this.cacheLedger = cacheLedger;
   }
 
   RoundResult run(FaultKind kind) throws InterruptedException {
     ProduceRun load = ProduceRun.steady(bootstrap, cluster.stream(), options.rate(), options.producers());
     FutureTask<Summary> producing = new FutureTask<>(load::produce);
     new Thread(producing, "chaos-load").start();
+    try (CacheWriter cacheWriter = new CacheWriter(bootstrap, ChaosRun.CACHE, cacheLedger)) {
+      cacheWriter.start();
+      RoundResult round;
+      try {
+        round = fault(kind);
+      } finally {
+        load.stop();
+      }
+      return verifyStream(checkCache(round, cacheWriter), producing);
+    }
+  }
+
+  /** Injects the fault under load and waits until every shard is writable and the cluster whole again. */
+  private RoundResult fault(FaultKind kind) throws InterruptedException {
     String what = kind.description();
     String failure = null;
     Duration timeToWritable = Duration.ZERO;
@@ -57,21 +76,36 @@ final class ChaosRound {
       Thread.sleep(STEADY.toMillis());
     } catch (IOException e) {
       failure = e.getMessage();
-    } finally {
-      load.stop();
     }
+    return new RoundResult(kind, what, 0, 0, 0, 0, timeToWritable, writableInTime, CacheFigures.NONE, failure);
+  }
+
+  /** The round with the cache's figures: the writer stopped, every put answered, every key read back. */
+  private RoundResult checkCache(RoundResult round, CacheWriter cacheWriter) throws InterruptedException {
+    try {
+      cacheWriter.stop();
+      CacheFigures cache = cacheWriter.readBack(WHOLE_TIMEOUT);
+      return round.withCache(cache, cache.ok() ? null : "cache: " + cache.keysLost() + " keys lost, "
+          + cache.keysCorrupt() + " corrupt (first: " + cache.firstProblem() + ")");
+    } catch (IOException e) {
+      return round.withCache(CacheFigures.NONE, e.getMessage());
+    }
+  }
+
+  /** The round's result with the stream's figures: its producers' ledger against the stream read back. */
+  private RoundResult verifyStream(RoundResult round, FutureTask<Summary> producing) throws InterruptedException {
     Summary summary;
     try {
       summary = producing.get();
     } catch (ExecutionException e) {
-      return new RoundResult(kind, what, 0, 0, 0, 0, timeToWritable, writableInTime,
-          join(failure, "the producers failed: " + e.getCause().getMessage()));
+      return round.withStream(0, 0, 0, 0, "the producers failed: " + e.getCause().getMessage());
     }
     try {
       Verifier.Report report = ConsumeRun.verifyAgainst(bootstrap, cluster.stream(), summary);
       long lost = 0;
       long duplicated = 0;
       long disordered = report.corrupt();
+      String failure = null;
       for (Verifier.ProducerReport p : report.producers()) {
         lost += p.missing();
         duplicated += p.duplicated();
@@ -81,15 +115,14 @@ final class ChaosRound {
               + p.missingSample() + ")");
         }
       }
-      return new RoundResult(kind, what, summary.acked(), lost, duplicated, disordered, timeToWritable,
-          writableInTime, failure);
+      return round.withStream(summary.acked(), lost, duplicated, disordered, failure);
     } catch (IllegalStateException unreadable) {
-      return new RoundResult(kind, what, summary.acked(), 0, 0, 0, timeToWritable, writableInTime,
-          join(failure, "reading the stream back failed: " + unreadable.getMessage()));
+      return round.withStream(summary.acked(), 0, 0, 0, "reading the stream back failed: "
+          + unreadable.getMessage());
     }
   }
 
-  private static String join(String first, String second) {
-    return first == null ? second : first + "; " + second;
+  static String join(String first, String second) {
+    return first == null ? second : second == null ? first : first + "; " + second;
   }
 }

@@ -1,11 +1,14 @@
 package io.felix.loadgen.chaos;
 
+import io.felix.client.HostPort;
+import io.felix.loadgen.CacheLedger;
 import io.felix.loadgen.local.LocalCluster;
 import io.felix.loadgen.local.LoopbackPartition;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -22,6 +25,8 @@ import java.util.stream.Stream;
  */
 final class ChaosRun {
   static final String STREAM = "chaos";
+  /** Every round's cache writer puts here (as many shards as the stream, replication factor 3). */
+  static final String CACHE = "chaos-cache";
   private static final Duration FIRST_WRITABLE = Duration.ofSeconds(60);
 
   private final ChaosOptions options;
@@ -36,8 +41,8 @@ final class ChaosRun {
   }
 
   ChaosTable run() throws IOException, InterruptedException {
-    out.printf("chaos: %d brokers, stream %s (%d shards, replication factor 3), %d records/s, faults %s, "
-            + "for %d s, seed %d%n", options.brokers(), STREAM, options.shards(), options.rate(),
+    out.printf("chaos: %d brokers, stream %s (%d shards, replication factor 3), %d records/s, cache %s, faults %s, "
+            + "for %d s, seed %d%n", options.brokers(), STREAM, options.shards(), options.rate(), CACHE,
         options.faults().stream().map(FaultKind::wireName).toList(), options.duration().toSeconds(), options.seed());
     deleteTree(options.dir());
     ChaosTable table = new ChaosTable();
@@ -51,22 +56,25 @@ final class ChaosRun {
       local.admin(0).createStream(STREAM, options.shards(), 3);
       ChaosCluster cluster = new ChaosCluster(local, STREAM);
       WritabilityProbe.Writability first = new WritabilityProbe(
-          io.felix.client.HostPort.parseList(local.bootstrap()), STREAM, options.shards()).await(FIRST_WRITABLE);
+          HostPort.parseList(local.bootstrap()), STREAM, options.shards()).await(FIRST_WRITABLE);
       if (!first.within(FIRST_WRITABLE)) {
         throw new IOException("shards " + first.notWritable() + " of the new stream are not writable "
             + FIRST_WRITABLE.toSeconds() + " s after its creation");
       }
+      // One ledger for the whole run: a key no round overwrote must still show what an earlier round acknowledged.
+      CacheLedger cacheLedger =
+          new CacheLedger(CacheWriter.KEYS, new SecureRandom().nextLong(), CacheLedger.Writers.ONE);
+      createCache(local, cacheLedger);
       Random random = new Random(options.seed());
       try (Nemesis nemesis = new Nemesis(cluster, random, options.partitionHold())) {
-        runRounds(table, cluster, nemesis, random, end);
+        runRounds(table, new ChaosRound(cluster, nemesis, options, cacheLedger), nemesis, random, end);
       }
     }
     return table;
   }
 
-  private void runRounds(ChaosTable table, ChaosCluster cluster, Nemesis nemesis, Random random, long end)
+  private void runRounds(ChaosTable table, ChaosRound round, Nemesis nemesis, Random random, long end)
       throws InterruptedException {
-    ChaosRound round = new ChaosRound(cluster, nemesis, options);
     List<FaultKind> turn = new ArrayList<>();
     int number = 0;
     while (number < options.faults().size() || System.nanoTime() < end) {
@@ -80,6 +88,18 @@ final class ChaosRun {
       if (!result.ok()) {
         heal(nemesis);
       }
+    }
+  }
+
+  /**
+   * Creates the rounds' cache (as many shards as the stream, replication factor 3) and reads every key of the
+   * ledger once, none put yet, so that the first round starts when each shard has a leader.
+   */
+  private void createCache(LocalCluster local, CacheLedger ledger) throws IOException, InterruptedException {
+    local.admin(0).postOk("/v1/caches", "{\"name\":\"" + CACHE + "\",\"shards\":" + options.shards()
+        + ",\"replication_factor\":3}");
+    try (CacheWriter reader = new CacheWriter(HostPort.parseList(local.bootstrap()), CACHE, ledger)) {
+      reader.readBack(FIRST_WRITABLE);
     }
   }
 

@@ -12,12 +12,16 @@ public final class ChaosTable {
   /**
    * One fault kind's rounds.
    *
+   * @param cachePuts cache puts acknowledged over the rounds
+   * @param cacheKeysLost over the rounds, keys whose acknowledged cache put was not visible ({@link CacheFigures})
+   * @param cacheKeysCorrupt over the rounds, keys showing a value nobody put for them
    * @param worstTimeToWritable the longest time to writable over the rounds, late ones included
    * @param notWritableInTime rounds in which some shard was not writable within the bound
    * @param failed rounds that failed for any reason (counts, bound, or a broker not coming back)
    */
   public record Row(FaultKind kind, int rounds, long acknowledged, long lost, long duplicated, long disordered,
-      Duration worstTimeToWritable, int notWritableInTime, int failed) {}
+      long cachePuts, long cacheKeysLost, long cacheKeysCorrupt, Duration worstTimeToWritable, int notWritableInTime,
+      int failed) {}
 
   private final List<RoundResult> rounds = new ArrayList<>();
 
@@ -39,6 +43,9 @@ public final class ChaosTable {
         list.stream().mapToLong(RoundResult::lost).sum(),
         list.stream().mapToLong(RoundResult::duplicated).sum(),
         list.stream().mapToLong(RoundResult::disordered).sum(),
+        list.stream().mapToLong(r -> r.cache().acknowledged()).sum(),
+        list.stream().mapToLong(r -> r.cache().keysLost()).sum(),
+        list.stream().mapToLong(r -> r.cache().keysCorrupt()).sum(),
         list.stream().map(RoundResult::timeToWritable)
             .max(Duration::compareTo).orElse(Duration.ZERO),
         (int) list.stream().filter(r -> !r.writableInTime()).count(),
@@ -51,15 +58,17 @@ public final class ChaosTable {
     return !rounds.isEmpty() && rounds.stream().allMatch(RoundResult::ok);
   }
 
-  /** The table as text, a header line and one line per fault kind. */
+  /** The table as text, a header line and one line per fault kind (the stream's figures, then the cache's). */
   public String render() {
-    StringBuilder b = new StringBuilder(String.format("%-20s %6s %12s %6s %10s %10s %17s %10s%n", "fault", "rounds",
-        "acknowledged", "lost", "duplicated", "disordered", "worst writable s", "failed"));
+    StringBuilder b = new StringBuilder(String.format("%-20s %6s %12s %6s %10s %10s %10s %9s %12s %17s %10s%n",
+        "fault", "rounds", "acknowledged", "lost", "duplicated", "disordered", "cache puts", "keys lost",
+        "keys corrupt", "worst writable s", "failed"));
     for (Row r : rows()) {
       String worst = String.format("%.1f", r.worstTimeToWritable().toMillis() / 1000.0)
           + (r.notWritableInTime() > 0 ? " (" + r.notWritableInTime() + " late)" : "");
-      b.append(String.format("%-20s %6d %12d %6d %10d %10d %17s %10d%n", r.kind().wireName(), r.rounds(),
-          r.acknowledged(), r.lost(), r.duplicated(), r.disordered(), worst, r.failed()));
+      b.append(String.format("%-20s %6d %12d %6d %10d %10d %10d %9d %12d %17s %10d%n", r.kind().wireName(),
+          r.rounds(), r.acknowledged(), r.lost(), r.duplicated(), r.disordered(), r.cachePuts(), r.cacheKeysLost(),
+          r.cacheKeysCorrupt(), worst, r.failed()));
     }
     return b.toString();
   }

@@ -24,6 +24,51 @@ final class AdminApi {
     this.admin = AdminClient.local(port);
   }
 
+  /** Sending {@code Authorization: Bearer token}, for brokers with felix.security.admin-authentication on. */
+  AdminApi(int port, String token) {
+    this.admin = AdminClient.local(port).withToken(token);
+  }
+
+  /** The status of GET path, or -1 when nothing answers. */
+  int status(String path) throws InterruptedException {
+    return admin.status(path);
+  }
+
+  /** POST /v1/users: a SCRAM-SHA-256 user with this password; non-2xx answers throw. */
+  void createUser(String name, String password) throws IOException, InterruptedException {
+    admin.postOk("/v1/users", JSON.createObjectNode().put("name", name).put("password", password).toString());
+  }
+
+  /** POST /v1/acls: allows the principal the operation (produce, consume, describe, ...) on the stream. */
+  void allowOnStream(String principal, String stream, String operation) throws IOException, InterruptedException {
+    admin.postOk("/v1/acls", JSON.createObjectNode().put("principal", principal).put("resource_type", "stream")
+        .put("resource_name", stream).put("operation", operation).toString());
+  }
+
+  /**
+   * Waits until this broker's GET /v1/acls lists {@code count} ACLs of the principal: the singleton pushes users and
+   * ACLs to every broker a moment after their 201, in order, so the ACLs' arrival means the user's has too.
+   */
+  void awaitAcls(String principal, int count, Duration timeout) throws Exception {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    String last = "";
+    while (System.nanoTime() < deadline) {
+      var r = admin.get("/v1/acls");
+      last = r.status() + " " + r.body();
+      if (r.status() == 200) {
+        long listed = 0;
+        for (JsonNode acl : JSON.readTree(r.body()).get("acls")) {
+          listed += principal.equals(acl.path("principal").asText()) ? 1 : 0;
+        }
+        if (listed == count) {
+          return;
+        }
+      }
+      Thread.sleep(100);
+    }
+    throw new AssertionError(count + " ACLs of " + principal + " not listed within " + timeout + "; last: " + last);
+  }
+
   void createStream(String name, int shards, int replicationFactor) throws IOException, InterruptedException {
     admin.createStream(name, shards, replicationFactor);
   }

@@ -1,5 +1,6 @@
 package io.felix.broker.ops;
 
+import io.felix.broker.testing.Failures;
 import io.felix.broker.testing.PrivatePostgres;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -16,6 +17,11 @@ import java.time.Duration;
 import io.felix.client.ClientSettings;
 import io.felix.client.FelixClient;
 import io.felix.protocol.client.BrokerAddress;
+import io.felix.protocol.client.ErrorCode;
+import io.felix.protocol.client.MetadataResponse;
+import io.felix.protocol.client.StreamMetadata;
+import java.security.SecureRandom;
+import java.util.HexFormat;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.concurrent.TimeUnit;
@@ -33,8 +39,10 @@ import org.junit.jupiter.api.io.TempDir;
  * compose file gives its {@code postgres} service, and three broker processes started with
  * {@code docker/broker.conf} and exactly the FELIX_* environment compose.yml passes to broker-0..2 (host names
  * mapped to 127.0.0.1, and distinct ports since the three share one host; the port variables are the ones
- * broker.conf reads). The placement journal must land in PostgreSQL and survive a restart of every broker and
- * of the database.
+ * broker.conf reads). Security is on as compose turns it on: the admin API answers only with the token given at
+ * {@code docker compose up} (a random one here), and clients only after SCRAM, as a user that token's super user
+ * creates with ACLs. The placement journal, users and ACLs must land in PostgreSQL and survive a restart of every
+ * broker and of the database.
  */
 @Tag("process")
 @Timeout(value = 10, unit = java.util.concurrent.TimeUnit.MINUTES) // hung brokers fail the test, never stall CI
@@ -42,6 +50,11 @@ class ComposePostgresRestartProcessTest {
 
   private static final Duration READY = Duration.ofSeconds(120);
   private static final int START_ATTEMPTS = 5;
+  private static final String USER = "orders-reader";
+  private static final String PASSWORD = "orders-reader-secret";
+
+  /** The compose file's FELIX_ADMIN_TOKEN, given at docker compose up: never written in the file. */
+  private final String token = randomToken();
 
   @TempDir Path dataRoot;
 
@@ -56,14 +69,27 @@ class ComposePostgresRestartProcessTest {
       List<BrokerProcess> brokers = startOnFreePorts(root, compose, pg.port());
       try {
         BrokerProcess first = brokers.get(0);
-        AdminApi admin = new AdminApi(first.adminPort());
+        AdminApi admin = new AdminApi(first.adminPort(), token);
         admin.awaitLiveBrokers(3, READY);
+        assertEquals(401, new AdminApi(first.adminPort()).status("/v1/brokers"), "the admin API without the token");
         admin.createStream("orders", 6, 3);
         Map<Integer, List<Integer>> replicasBefore = awaitAllShardsLed(first, "orders", 6);
+        // The super user of the compose token makes a client user that may see 'orders' in metadata, not 'hidden'.
+        admin.createStream("hidden", 1, 1);
+        admin.createUser(USER, PASSWORD);
+        admin.allowOnStream(USER, "orders", "describe");
+        BrokerProcess external = brokers.get(1);
+        AdminApi externalAdmin = new AdminApi(external.adminPort(), token);
+        externalAdmin.awaitLed("hidden", 1, -1, READY);
+        externalAdmin.awaitAcls(USER, 1, READY);
+        assertEquals(ErrorCode.AUTHENTICATION_FAILED, Failures.of(() -> metadataOnTheExternalListener(
+            external.externalClientPort(), false)).code(), "a client without credentials");
+        MetadataResponse metadata = metadataOnTheExternalListener(external.externalClientPort(), true);
         assertEquals(List.of("localhost:" + brokers.get(0).externalClientPort(),
                 "localhost:" + brokers.get(1).externalClientPort(), "localhost:" + brokers.get(2).externalClientPort()),
-            brokersToldOnTheExternalListener(brokers.get(1).externalClientPort()),
-            "a client on the host is told every broker's external listener, which it can reach");
+            brokersTold(metadata), "a client on the host is told every broker's external listener, which it can reach");
+        assertEquals(List.of("orders"), metadata.getStreamsList().stream().map(StreamMetadata::getName).toList(),
+            "the streams the user may describe (ACLs are on)");
 
         String url = pg.jdbcUrl(db.get("POSTGRES_DB"));
         assertTrue(journalRows(url, db) > 0, "the placement journal in PostgreSQL has no events");
@@ -80,6 +106,10 @@ class ComposePostgresRestartProcessTest {
         startAll(brokers);
         assertEquals(replicasBefore, awaitAllShardsLed(brokers.get(1), "orders", 6),
             "replica sets of 'orders' recovered from the PostgreSQL journal");
+        externalAdmin.awaitAcls(USER, 1, READY);
+        assertEquals(List.of("orders"), metadataOnTheExternalListener(external.externalClientPort(), true)
+            .getStreamsList().stream().map(StreamMetadata::getName).toList(),
+            "the user and its ACL recovered from the PostgreSQL journal");
       } finally {
         stopAll(brokers);
       }
@@ -115,7 +145,8 @@ class ComposePostgresRestartProcessTest {
     }
     List<BrokerProcess> brokers = new ArrayList<>();
     for (int i = 0; i < n; i++) {
-      Map<String, String> env = new HashMap<>(ComposeSettings.brokerEnvironment(compose, "broker-" + i));
+      Map<String, String> env = new HashMap<>(ComposeSettings.brokerEnvironment(compose, "broker-" + i,
+          Map.of("FELIX_ADMIN_TOKEN", token)));
       env.remove("JAVA_OPTS"); // the image's JVM flags; the test sets its own
       // TLS needs the compose file's certs volume; these brokers run plaintext (TlsClusterTest covers TLS).
       env.keySet().removeIf(key -> key.startsWith("FELIX_TLS_"));
@@ -163,20 +194,29 @@ class ComposePostgresRestartProcessTest {
   }
 
   /** Waits until every shard of the stream is led; returns each shard's replica set, sorted. */
-  private static Map<Integer, List<Integer>> awaitAllShardsLed(BrokerProcess broker, String stream, int shards)
+  private Map<Integer, List<Integer>> awaitAllShardsLed(BrokerProcess broker, String stream, int shards)
       throws Exception {
     Map<Integer, List<Integer>> replicas = new TreeMap<>();
-    new AdminApi(broker.adminPort()).awaitLed(stream, shards, -1, Duration.ofSeconds(60))
+    new AdminApi(broker.adminPort(), token).awaitLed(stream, shards, -1, Duration.ofSeconds(60))
         .forEach((shard, s) -> replicas.put(shard, s.replicas().stream().sorted().toList()));
     return replicas;
   }
 
-  /** The broker addresses a Metadata request on an external listener is answered with, in broker id order. */
-  private static List<String> brokersToldOnTheExternalListener(int port) throws Exception {
-    try (FelixClient client = new FelixClient(ClientSettings.builder("127.0.0.1:" + port).build())) {
-      return client.metadata().get(30, TimeUnit.SECONDS).getBrokersList().stream()
-          .sorted(Comparator.comparingInt(BrokerAddress::getId)).map(b -> b.getHost() + ":" + b.getPort()).toList();
+  /** A Metadata request on an external listener, as the test's user or without credentials. */
+  private static MetadataResponse metadataOnTheExternalListener(int port, boolean authenticated) throws Exception {
+    ClientSettings.Builder settings = ClientSettings.builder("127.0.0.1:" + port);
+    if (authenticated) {
+      settings.credentials(USER, PASSWORD);
     }
+    try (FelixClient client = new FelixClient(settings.build())) {
+      return client.metadata().get(30, TimeUnit.SECONDS);
+    }
+  }
+
+  /** The broker addresses a Metadata answer names, in broker id order. */
+  private static List<String> brokersTold(MetadataResponse metadata) {
+    return metadata.getBrokersList().stream().sorted(Comparator.comparingInt(BrokerAddress::getId))
+        .map(b -> b.getHost() + ":" + b.getPort()).toList();
   }
 
   private static long journalRows(String url, Map<String, String> db) throws Exception {
@@ -213,6 +253,12 @@ class ComposePostgresRestartProcessTest {
       return i;
     }
     return -1;
+  }
+
+  private static String randomToken() {
+    byte[] bytes = new byte[24];
+    new SecureRandom().nextBytes(bytes);
+    return HexFormat.of().formatHex(bytes);
   }
 
   private static int freePort() throws Exception {

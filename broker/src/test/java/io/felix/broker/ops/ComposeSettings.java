@@ -6,14 +6,22 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The broker environment that {@code docker/compose.yml} passes to one broker service: the shared
- * {@code x-broker-env} block merged with the service's own {@code environment}. Read from the file itself, so
- * a test exercises what the compose file really says. A deliberately small reader for that file's layout
- * (two-space YAML, {@code KEY: value} lines), not a YAML parser.
+ * {@code x-broker-env} block merged with the service's own {@code environment}, with compose's interpolation of
+ * the variables given at {@code docker compose up} ({@code ${VAR}}, {@code ${VAR:-default}},
+ * {@code ${VAR:?error}}, {@code $$}). Read from the file itself, so a test exercises what the compose file really
+ * says. A deliberately small reader for that file's layout (two-space YAML, {@code KEY: value} lines), not a YAML
+ * parser.
  */
 final class ComposeSettings {
+
+  /** {@code $$}; {@code ${NAME}}, optionally with a {@code :-}, {@code -}, {@code :?} or {@code ?} part; a stray $. */
+  private static final Pattern INTERPOLATION =
+      Pattern.compile("\\$\\$|\\$\\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?])([^}]*))?}|\\$");
 
   private ComposeSettings() {}
 
@@ -28,7 +36,12 @@ final class ComposeSettings {
     return dir;
   }
 
-  static Map<String, String> brokerEnvironment(Path composeFile, String service) throws IOException {
+  /**
+   * @param variables the environment of {@code docker compose up}, which the file's {@code ${VAR...}} read; a
+   *     {@code ${VAR:?error}} whose variable is missing or empty throws, as compose refuses to start
+   */
+  static Map<String, String> brokerEnvironment(Path composeFile, String service, Map<String, String> variables)
+      throws IOException {
     List<String> lines = Files.readAllLines(composeFile);
     Map<String, String> env = new LinkedHashMap<>(block(lines, lineOf(lines, "x-broker-env: &broker-env"), 2));
     int serviceLine = lines.indexOf("  " + service + ":");
@@ -47,7 +60,36 @@ final class ComposeSettings {
     }
     env.putAll(block(lines, envLine, 6));
     env.remove("<<");
+    env.replaceAll((key, value) -> interpolate(key, value, variables));
     return env;
+  }
+
+  /** The value with compose's interpolation applied, from {@code variables}. */
+  static String interpolate(String key, String value, Map<String, String> variables) {
+    Matcher m = INTERPOLATION.matcher(value);
+    StringBuilder out = new StringBuilder();
+    while (m.find()) {
+      String replacement;
+      if (m.group().equals("$$")) {
+        replacement = "$";
+      } else if (m.group(1) == null) {
+        throw new IllegalArgumentException(key + ": only ${VAR}, ${VAR:-default}, ${VAR:?error} and $$ are "
+            + "understood here, in '" + value + "'");
+      } else {
+        String name = m.group(1);
+        String operator = m.group(2);
+        String set = variables.get(name);
+        boolean missing = operator != null && operator.startsWith(":") ? set == null || set.isEmpty() : set == null;
+        if (missing && operator != null && operator.endsWith("?")) {
+          throw new IllegalArgumentException(key + ": required variable " + name + " is missing a value: "
+              + m.group(3));
+        }
+        replacement = !missing ? set : operator == null ? "" : m.group(3);
+      }
+      m.appendReplacement(out, Matcher.quoteReplacement(replacement));
+    }
+    m.appendTail(out);
+    return out.toString();
   }
 
   private static int lineOf(List<String> lines, String header) {

@@ -7,7 +7,6 @@ import io.felix.protocol.client.Record;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
-import java.util.Optional;
 
 /**
  * How a cache entry is stored as a record, shared by the client (which writes entries) and the broker (which
@@ -54,27 +53,89 @@ public final class CacheEntries {
   }
 
   /**
-   * The {@code index}-th record of an encoded RecordList, parsing only that one (the others are skipped as bytes):
-   * a read of one entry out of a large batch does not decode the batch.
+   * Where the {@code index}-th record's field starts in an encoded RecordList (a byte position within
+   * {@code recordList}), or -1 when it has fewer records; the records before it are skipped as bytes, not parsed.
+   * {@link #recordField} reads the record from there.
    */
-  public static Optional<Record> recordAt(ByteBuffer recordList, int index) {
+  public static int recordPosition(ByteBuffer recordList, int index) {
     try {
       CodedInputStream in = CodedInputStream.newInstance(recordList.duplicate());
       int seen = 0;
-      for (int tag = in.readTag(); tag != 0; tag = in.readTag()) {
+      while (true) {
+        int position = in.getTotalBytesRead();
+        int tag = in.readTag();
+        if (tag == 0) {
+          return -1;
+        }
+        if (tag >>> 3 == RECORDS_FIELD && seen++ == index) {
+          return position;
+        }
+        in.skipField(tag);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("a stored RecordList does not parse", e);
+    }
+  }
+
+  /** What {@link #forEachRecord} hands over: a record, its index in the list and where its field starts. */
+  @FunctionalInterface
+  public interface RecordVisitor {
+    void visit(int index, int position, Record record);
+  }
+
+  /**
+   * Visits every record of an encoded RecordList in order, with the byte position (within {@code recordList}) at
+   * which its field starts: where {@link #recordFieldLength} and {@link #recordField} read it back alone.
+   */
+  public static void forEachRecord(ByteBuffer recordList, RecordVisitor visitor) {
+    try {
+      CodedInputStream in = CodedInputStream.newInstance(recordList.duplicate());
+      int index = 0;
+      while (true) {
+        int position = in.getTotalBytesRead();
+        int tag = in.readTag();
+        if (tag == 0) {
+          return;
+        }
         if (tag >>> 3 != RECORDS_FIELD) {
           in.skipField(tag);
           continue;
         }
-        if (seen++ == index) {
-          int length = in.readRawVarint32();
-          return Optional.of(Record.parseFrom(in.readRawBytes(length)));
-        }
-        in.skipField(tag);
+        int length = in.readRawVarint32();
+        visitor.visit(index++, position, Record.parseFrom(in.readRawBytes(length)));
       }
-      return Optional.empty();
     } catch (IOException e) {
       throw new UncheckedIOException("a stored RecordList does not parse", e);
+    }
+  }
+
+  /**
+   * The bytes the record field at the start of {@code bytes} takes in all (tag, length and record), or -1 when
+   * {@code bytes} does not start with a whole tag and length of a record field.
+   */
+  public static int recordFieldLength(ByteBuffer bytes) {
+    try {
+      CodedInputStream in = CodedInputStream.newInstance(bytes.duplicate());
+      int tag = in.readTag();
+      if (tag >>> 3 != RECORDS_FIELD || (tag & 7) != 2) {
+        return -1;
+      }
+      int length = in.readRawVarint32();
+      return length < 0 ? -1 : in.getTotalBytesRead() + length;
+    } catch (IOException e) {
+      return -1; // cut short
+    }
+  }
+
+  /** The record of the record field at the start of {@code bytes}, which holds it whole. */
+  public static Record recordField(ByteBuffer bytes) {
+    try {
+      CodedInputStream in = CodedInputStream.newInstance(bytes.duplicate());
+      in.readTag();
+      int length = in.readRawVarint32();
+      return Record.parseFrom(in.readRawBytes(length));
+    } catch (IOException e) {
+      throw new UncheckedIOException("a stored record field does not parse", e);
     }
   }
 }

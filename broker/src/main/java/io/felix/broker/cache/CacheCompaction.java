@@ -87,12 +87,14 @@ public final class CacheCompaction {
     }
     List<Record> records = RecordLists.decode(ByteString.copyFrom(batch.payload().duplicate())).getRecordsList();
     List<Record> out = new ArrayList<>(records.size());
+    List<ByteString> kept = new ArrayList<>();
     boolean changed = false;
     for (int i = 0; i < records.size(); i++) {
       Record r = records.get(i);
       long offset = batch.baseOffset() + i;
       if (r.getKey().isEmpty() || keep(offset, r, nowMillis)) {
         out.add(r);
+        kept.add(r.getKey());
       } else {
         if (index.offsetOf(r.getKey()) == offset) {
           expiredKeys.add(r.getKey()); // the newest entry, expired: the index forgets the key
@@ -101,7 +103,11 @@ public final class CacheCompaction {
         changed = true;
       }
     }
-    return changed ? RecordLists.encode(out).asReadOnlyByteBuffer() : batch.payload();
+    if (!changed) {
+      return batch.payload();
+    }
+    kept.forEach(index::forgetPosition); // placeholders are shorter: the kept records moved within the payload
+    return RecordLists.encode(out).asReadOnlyByteBuffer();
   }
 
   /** Whether compaction keeps the entry at {@code offset}. */

@@ -7,8 +7,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.Optional;
 import java.util.zip.CRC32C;
 
@@ -31,17 +29,15 @@ public final class CacheIndexCheckpoint {
 
   /** Writes the index durably; afterwards the file holds it, or (after a crash during the write) the previous one. */
   public static void write(Path dir, CacheIndex index) throws IOException {
-    Map<ByteString, Long> offsets = index.offsets();
-    long size = 4 + 8 + 4 + 4;
-    for (ByteString key : offsets.keySet()) {
-      size += 4 + key.size() + 8;
+    long[] size = {4 + 8 + 4 + 4};
+    index.forEachOffset((key, offset) -> size[0] += 4 + key.size() + 8);
+    if (size[0] > Integer.MAX_VALUE) {
+      throw new IOException("cache index of " + dir + " is too large for one checkpoint file (" + size[0]
+          + " bytes)");
     }
-    if (size > Integer.MAX_VALUE) {
-      throw new IOException("cache index of " + dir + " is too large for one checkpoint file (" + size + " bytes)");
-    }
-    ByteBuffer buf = ByteBuffer.allocate((int) size);
-    buf.putInt(MAGIC).putLong(index.indexedTo()).putInt(offsets.size());
-    offsets.forEach((key, offset) -> {
+    ByteBuffer buf = ByteBuffer.allocate((int) size[0]);
+    buf.putInt(MAGIC).putLong(index.indexedTo()).putInt(index.size());
+    index.forEachOffset((key, offset) -> {
       buf.putInt(key.size());
       key.copyTo(buf);
       buf.putLong(offset);
@@ -76,13 +72,12 @@ public final class CacheIndexCheckpoint {
       return Optional.empty();
     }
     int count = buf.getInt();
-    Map<ByteString, Long> offsets = new HashMap<>(Math.max(16, count * 4 / 3 + 1));
+    CacheIndex index = CacheIndex.loading(count, upTo);
     for (int i = 0; i < count; i++) {
       byte[] key = new byte[buf.getInt()];
       buf.get(key);
-      offsets.put(ByteString.copyFrom(key), buf.getLong());
+      index.load(ByteString.copyFrom(key), buf.getLong());
     }
-    CacheIndex index = new CacheIndex(offsets, upTo);
     index.checkpointed();
     return Optional.of(index);
   }

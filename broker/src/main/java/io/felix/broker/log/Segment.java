@@ -330,6 +330,24 @@ final class Segment {
   }
 
   /**
+   * Up to {@code length} bytes of the payload of the batch containing {@code offset}, from byte {@code position} of
+   * that payload on (fewer at the payload's end); empty if the batch is not in this segment's published range.
+   */
+  ByteBuffer readPayloadBytes(long offset, int position, int length) throws IOException {
+    int limit = size;
+    BatchStart batch = locate(offset);
+    if (batch == null) {
+      return ByteBuffer.allocate(0);
+    }
+    ByteBuffer header = ByteBuffer.allocate(LogBatch.HEADER_BYTES);
+    readFully(header, batch.position(), limit);
+    int payloadLength = header.getInt(LogBatch.LENGTH_AT);
+    ByteBuffer out = ByteBuffer.allocate(Math.max(0, Math.min(length, payloadLength - position)));
+    readFully(out, (long) batch.position() + LogBatch.HEADER_BYTES + position, limit);
+    return out.flip();
+  }
+
+  /**
    * Reads whole batches from the one containing {@code offset}: at most {@code maxBytes} (but always the first
    * batch whole, so a reader makes progress), none that ends after {@code limitOffset}.
    */

@@ -456,6 +456,30 @@ public final class ShardLog implements AutoCloseable {
     }
   }
 
+  /**
+   * Up to {@code length} bytes of the payload of the batch holding {@code offset}, from byte {@code position} of that
+   * payload on: a read of one cache entry whose place in its batch is known, instead of the whole batch. Empty when
+   * the offset is outside the log or the log is truncated meanwhile (the caller then reads the whole batch).
+   */
+  public ByteBuffer readPayloadBytes(long offset, int position, int length) {
+    long generation = truncations.get();
+    if (offset < logStartOffset() || offset >= logEndOffset || (generation & 1) != 0) {
+      return ByteBuffer.allocate(0);
+    }
+    try {
+      ByteBuffer bytes = segments.floorEntry(offset).getValue().readPayloadBytes(offset, position, length);
+      return truncations.get() == generation ? bytes : ByteBuffer.allocate(0);
+    } catch (IOException | RuntimeException e) {
+      if (truncations.get() != generation) {
+        return ByteBuffer.allocate(0); // bytes cut under the reader
+      }
+      if (e instanceof RuntimeException unexpected) {
+        throw unexpected;
+      }
+      throw new UncheckedIOException("read of " + dir + " at offset " + offset + " failed", (IOException) e);
+    }
+  }
+
   /** The offset after the last appended record (published: readers see batches below it). */
   public long logEndOffset() {
     return logEndOffset;

@@ -177,6 +177,7 @@ class CacheCompactionTest {
     assertEquals(expected, keptPerKey);
     assertEquals(-1, index.offsetOf(key(12)), "the expired key is forgotten by the index");
     assertEquals(before, readable(log, index));
+    assertEquals(before, readable(log, index), "again, at the positions learned in the rewritten batches");
     assertEquals(before, readable(log, after));
 
     // A later pass drops key 11's tombstone once it is older than the retention; nothing else changes.

@@ -125,6 +125,39 @@ class CacheIndexTest {
     assertEquals(expected.values().stream().filter(v -> v != null).count(), rebuilt.size());
   }
 
+  /**
+   * Entries read alone at the position the index keeps (as indexed, or learned at a first read after a checkpoint
+   * load, which holds offsets only) are the entries read out of their whole batch: large batches, values smaller
+   * and larger than the first read of an entry (4 KiB).
+   */
+  @Test
+  void anEntryReadAtItsPositionInItsBatchIsTheEntryOfThatOffset() throws IOException {
+    log.close();
+    log = ShardLog.open(tmp.resolve("c-1"), LogSettings.defaults().withSegmentBytes(1 << 20), flusher);
+    Map<Integer, String> expected = new HashMap<>();
+    for (int b = 0; b < 4; b++) {
+      List<Record> batch = new java.util.ArrayList<>();
+      for (int i = 0; i < 50; i++) {
+        int k = b * 50 + i;
+        String value = k + ":" + "v".repeat(k % 7 == 0 ? 6000 : 10 + k);
+        batch.add(put(k, value));
+        expected.put(k, value);
+      }
+      append(batch);
+    }
+    CacheIndex indexed = CacheIndex.empty(log);
+    indexed.catchUp(log, log.logEndOffset());
+    CacheIndexCheckpoint.write(log.directory(), indexed);
+    CacheIndex loaded = CacheIndexCheckpoint.read(log.directory(), log).orElseThrow();
+    for (int round = 0; round < 2; round++) { // the loaded index learns each position at its first read
+      for (Map.Entry<Integer, String> e : expected.entrySet()) {
+        assertEquals(e.getValue(), valueOf(indexed, e.getKey()), "indexed, key " + e.getKey());
+        assertEquals(e.getValue(), valueOf(loaded, e.getKey()), "loaded, round " + round + ", key " + e.getKey());
+        assertEquals(indexed.offsetOf(key(e.getKey())), loaded.lookup(log, key(e.getKey())).orElseThrow().offset());
+      }
+    }
+  }
+
   @Test
   void aDamagedOrForeignCheckpointIsIgnoredAndTheWholeLogReplayed() throws IOException {
     writeEntries(0);

@@ -104,7 +104,7 @@ final class ProduceSender implements Runnable {
     if (target == null) {
       metadata.refresh(List.of(batch.stream));
       failedAttempt(batch, null,
-          FelixException.noLeader("no known leader for " + batch.stream + "/" + batch.shard), false);
+          FelixException.noLeader("no known leader for " + batch.stream + "/" + batch.shard), false, false);
       return;
     }
     if (metadata.isStale()) {
@@ -198,37 +198,47 @@ final class ProduceSender implements Runnable {
         metadata.connectionFailed(target);
         metadata.refresh(List.of(batch.stream));
       }
-      failedAttempt(batch, target, cause, false);
+      failedAttempt(batch, target, cause, false, false);
       return;
     }
     metadata.answeredBy(target);
     if (Errors.isError(response)) {
       Error e = response.getError();
-      if (e.getCode() == ErrorCode.UNKNOWN_STREAM || e.getCode() == ErrorCode.UNKNOWN_SHARD) {
+      boolean unknown = e.getCode() == ErrorCode.UNKNOWN_STREAM || e.getCode() == ErrorCode.UNKNOWN_SHARD;
+      if (unknown) {
         metadata.refresh(List.of(batch.stream)); // deleted: forget its leaders before it may be created again
       }
+      // A broker whose assignment table is older than the one this client read the stream from has not learned of
+      // the stream yet (tables reach brokers at their own pace): worth another attempt, as Kafka retries
+      // UNKNOWN_TOPIC_OR_PARTITION. From a table as new as ours or newer, the stream is gone: fail at once.
+      boolean lagging = unknown && e.getNotAppended()
+          && e.getAssignmentVersion() < metadata.view().assignmentVersion();
       boolean newerLeader = e.getCode() == ErrorCode.NOT_LEADER
           && metadata.notLeader(batch.stream, batch.shard, e) == MetadataCache.HintOutcome.NEWER_LEADER
           && settings.mode() == ClientMode.CLUSTER;
-      failedAttempt(batch, target, FelixException.broker(e), newerLeader);
+      failedAttempt(batch, target, FelixException.broker(e), newerLeader, lagging);
       return;
     }
     if (!response.hasProduce()) {
       failedAttempt(batch, target, FelixException.broker(Errors.of(ErrorCode.INVALID_REQUEST,
-          target + " answered a produce without a produce result")), false);
+          target + " answered a produce without a produce result")), false, false);
       return;
     }
     batch.succeeded(response.getProduce().getBaseOffset());
     accumulator.done(batch);
   }
 
-  /** @param atOnce retry without backoff: the answer named a leader of a newer epoch (see the class comment) */
-  private void failedAttempt(ProduceBatch batch, HostPort target, FelixException cause, boolean atOnce) {
+  /**
+   * @param atOnce retry without backoff: the answer named a leader of a newer epoch (see the class comment)
+   * @param brokerLags retry although the error is not retriable: the broker's table lags the client's
+   */
+  private void failedAttempt(ProduceBatch batch, HostPort target, FelixException cause, boolean atOnce,
+      boolean brokerLags) {
     long now = System.nanoTime();
     // A numbered batch is stored once however often it is sent (see the class comment).
     boolean safe = cause.notAppended() || settings.retryAmbiguousErrors() || batch.hasSequence();
     long retryAt = atOnce ? now : now + settings.backoffNanos(batch.attempts);
-    boolean retry = cause.retriable() && safe && !accumulator.isClosing()
+    boolean retry = (cause.retriable() || brokerLags) && safe && !accumulator.isClosing()
         && batch.attempts <= settings.retries() && retryAt < batch.deadlineNanos;
     if (retry) {
       retries.incrementAndGet();

@@ -410,6 +410,31 @@ class ProducerTest {
     assertEquals("UNKNOWN_SHARD: stream s has no shard 7; shards are [0, 1]", shard.getMessage());
   }
 
+  /**
+   * A leader whose assignment table is older than the one the client read the stream from does not know the stream
+   * yet: its UNKNOWN_STREAM is retried. From a table as new as the client's, the stream is gone: no retry.
+   */
+  @Test
+  void unknownStreamFromABrokerWithAnOlderTableIsRetriedFromAnEqualTableItFails() throws Exception {
+    ScriptedBroker b = broker(1);
+    java.util.concurrent.atomic.AtomicInteger produces = new java.util.concurrent.atomic.AtomicInteger();
+    java.util.concurrent.atomic.AtomicLong answeringVersion = new java.util.concurrent.atomic.AtomicLong(0);
+    b.script(leaderScript("s", List.of(b.brokerAddress()), new int[] {1}, r -> produces.incrementAndGet() == 1
+        ? Response.newBuilder().setError(Errors.notAppended(ErrorCode.UNKNOWN_STREAM, "no stream named 's'")
+            .toBuilder().setAssignmentVersion(answeringVersion.get())) : null));
+    FelixClient client = client(settings(b).linger(Duration.ZERO).build());
+    assertEquals(new RecordMetadata("s", 0, 0), client.produce("s", 0, null, utf8("x"), List.of()).join(),
+        "version 0 answered, the client read version 1: retried");
+    assertEquals(2, produces.get());
+
+    produces.set(0);
+    answeringVersion.set(1);
+    FelixException gone = FelixException.from(assertThrowsCompletion(client.produce("s", 0, null, utf8("y"),
+        List.of())));
+    assertEquals(ErrorCode.UNKNOWN_STREAM, gone.code());
+    assertEquals(1, produces.get(), "a table as new as the client's: not retried");
+  }
+
   @Test
   void recordTooLargeForAFrameFailsAtOnceAndSendsNothing() throws Exception {
     ScriptedBroker b = broker(1);

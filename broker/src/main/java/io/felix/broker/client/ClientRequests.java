@@ -329,10 +329,10 @@ public final class ClientRequests {
     AssignmentTable table = registry.table();
     Integer shards = table.streams().get(stream);
     if (shards == null || stream.isEmpty()) {
-      return new Located(null, error(ErrorCode.UNKNOWN_STREAM, "no stream named '" + stream + "'"));
+      return new Located(null, unknown(table, ErrorCode.UNKNOWN_STREAM, "no stream named '" + stream + "'"));
     }
     if (shard < 0 || shard >= shards) {
-      return new Located(null, error(ErrorCode.UNKNOWN_SHARD,
+      return new Located(null, unknown(table, ErrorCode.UNKNOWN_SHARD,
           "stream '" + stream + "' has shards 0.." + (shards - 1) + ", not " + shard));
     }
     Optional<ShardAssignment> a = table.shard(new ShardId(stream, shard));
@@ -340,6 +340,15 @@ public final class ClientRequests {
       return new Located(null, Errors.response(0, Errors.notLeader(stream, shard, -1, "")));
     }
     return new Located(a.get(), null);
+  }
+
+  /**
+   * UNKNOWN_STREAM or UNKNOWN_SHARD with the version of the table that does not know it: a client that read the
+   * stream from a newer table retries (this broker has not learned of it yet), one with an older table does not.
+   */
+  private static Response unknown(AssignmentTable table, ErrorCode code, String message) {
+    return Errors.response(0, Errors.notAppended(code, message).toBuilder()
+        .setAssignmentVersion(table.version()).build());
   }
 
   private Response notLeader(ShardAssignment a) {

@@ -302,7 +302,7 @@ final class Segment {
   }
 
   /** Where a batch starts in the segment. */
-  record BatchStart(int position, long baseOffset) {}
+  record BatchStart(int position, long baseOffset, int payloadLength) {}
 
   /** The batch containing {@code offset}, or null if it is not in this segment's published range. */
   BatchStart locate(long offset) throws IOException {
@@ -322,7 +322,7 @@ final class Segment {
         return null; // not a header: the bytes changed under a reader (a truncation); the log retries
       }
       if (offset < base + count) {
-        return base <= offset ? new BatchStart(pos, base) : null;
+        return base <= offset ? new BatchStart(pos, base, length) : null;
       }
       pos += LogBatch.HEADER_BYTES + length;
     }
@@ -339,10 +339,7 @@ final class Segment {
     if (batch == null) {
       return ByteBuffer.allocate(0);
     }
-    ByteBuffer header = ByteBuffer.allocate(LogBatch.HEADER_BYTES);
-    readFully(header, batch.position(), limit);
-    int payloadLength = header.getInt(LogBatch.LENGTH_AT);
-    ByteBuffer out = ByteBuffer.allocate(Math.max(0, Math.min(length, payloadLength - position)));
+    ByteBuffer out = ByteBuffer.allocate(Math.max(0, Math.min(length, batch.payloadLength() - position)));
     readFully(out, (long) batch.position() + LogBatch.HEADER_BYTES + position, limit);
     return out.flip();
   }

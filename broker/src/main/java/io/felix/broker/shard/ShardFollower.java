@@ -311,9 +311,9 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
   }
 
   /**
-   * A follower read (see the class comment of {@link CacheReads}) is answered from the entries committed as far
-   * as this replica knows, while it is caught up and has heard from its leader within
-   * felix.cache.follower-read-max-lag; anything else goes to the leader.
+   * A follower read (allow_follower, felix_client.proto) is answered from the entries committed as far as this
+   * replica knows, while it is caught up and has heard from its leader within felix.cache.follower-read-max-lag;
+   * anything else is answered NOT_LEADER, and the broker asks the leader instead.
    */
   private Behavior<ShardReplica.Command> onCacheRead(ShardReplica.CacheRead r) {
     CacheReads cache = r.allowFollower() && inContactWithLeader() ? ctx.cacheReads() : null;

@@ -169,6 +169,22 @@ final class AdminApi {
     return r.status() == 200 ? JSON.readTree(r.body()) : null;
   }
 
+  /**
+   * GET /v1/groups/{group}: each shard's committed offset (-1 where none is), or an empty map when the broker does
+   * not answer 200 (the group has no coordinator yet).
+   */
+  Map<Integer, Long> groupCommitted(String group) throws IOException, InterruptedException {
+    var r = admin.get("/v1/groups/" + group);
+    Map<Integer, Long> out = new TreeMap<>();
+    if (r.status() == 200) {
+      for (JsonNode s : JSON.readTree(r.body()).get("shards")) {
+        JsonNode committed = s.path("committed_offset");
+        out.put(s.get("shard").asInt(), committed.isNumber() ? committed.asLong() : -1L);
+      }
+    }
+    return out;
+  }
+
   /** Sum of the samples of {@code metric} on this broker's GET /metrics whose labels include {@code label}. */
   double metricSum(String metric, String label) throws IOException, InterruptedException {
     return admin.getOk("/metrics").lines()

@@ -87,6 +87,8 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
    * replica of the same shard (a stream deleted and created again) would use, so that one starts only after.
    */
   private final Map<ShardId, ActorRef<ShardReplica.Command>> retiring = new HashMap<>();
+  /** Retiring replicas whose stream left the table: their logs go to quarantine once they stopped. */
+  private final Set<ShardId> quarantineWhenStopped = new HashSet<>();
   private long spawned;
   /** How long a replica that stopped on a failure stays down before it is started again. */
   private static final Duration RESPAWN_BACKOFF = Duration.ofSeconds(1);
@@ -167,12 +169,19 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
     for (Map.Entry<ShardId, ActorRef<ShardReplica.Command>> e : Map.copyOf(replicas).entrySet()) {
       ShardAssignment a = table.shards().get(e.getKey());
       if (a == null || !a.hostedBy(brokerId)) {
-        getContext().getLog().info("broker {} no longer hosts {} (table v{}): retiring its replica", brokerId,
-            e.getKey(), table.version());
+        // A shard moved elsewhere is held by its new replica set, so its log here is deleted. A stream the table no
+        // longer lists was deleted, or the table is wrong (a journal that lost its tail): the log is set aside.
+        boolean streamGone = !table.streams().containsKey(e.getKey().stream());
+        getContext().getLog().info("broker {} no longer hosts {} (table v{}): retiring its replica{}", brokerId,
+            e.getKey(), table.version(), streamGone ? "; its stream is not in the table, so its log goes to "
+                + "quarantine" : "");
         registry.remove(e.getKey());
         replicas.remove(e.getKey());
         retiring.put(e.getKey(), e.getValue());
-        e.getValue().tell(new ShardReplica.Retire(true));
+        if (streamGone) {
+          quarantineWhenStopped.add(e.getKey());
+        }
+        e.getValue().tell(new ShardReplica.Retire(!streamGone));
       }
     }
     getContext().getLog().info("broker {} applied assignment table v{}: hosting {} replicas", brokerId,
@@ -281,6 +290,10 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
   private Behavior<Command> onReplicaStopped(ReplicaStopped stopped) {
     if (retiring.get(stopped.id()) == stopped.replica()) {
       retiring.remove(stopped.id());
+      Path dir = dataDir.resolve(directoryName(stopped.id()));
+      if (quarantineWhenStopped.remove(stopped.id()) && Files.isDirectory(dir)) {
+        moveToQuarantine(dir, "stream '" + stopped.id().stream() + "' is not in the assignment table");
+      }
       ShardAssignment again = hostedInHeldTable(stopped.id());
       if (again != null && !replicas.containsKey(stopped.id())) { // a newer table hosts the shard here again
         spawn(again);

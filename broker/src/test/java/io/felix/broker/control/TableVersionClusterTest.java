@@ -1,14 +1,20 @@
 package io.felix.broker.control;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.felix.broker.BrokerCluster;
 import io.felix.broker.RecordLedger;
 import io.felix.broker.assignment.AssignmentTable;
+import io.felix.broker.log.LogQuarantine;
 import io.felix.broker.node.BrokerNode;
 import io.felix.client.FelixClient;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -21,6 +27,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -76,6 +83,15 @@ class TableVersionClusterTest {
           .status());
       BrokerCluster.await(Duration.ofSeconds(20), "every broker holding stream c", () -> cluster.live().stream()
           .allMatch(b -> held(b).streams().containsKey("c")));
+      // Stream b, lost with the journal's tail, is not in that table: its logs are set aside, never deleted.
+      for (BrokerNode b : cluster.live()) {
+        Path quarantine = cluster.dataDir(b.id()).resolve(LogQuarantine.DIRECTORY);
+        BrokerCluster.await(Duration.ofSeconds(10), "broker " + b.id() + " setting stream b's logs aside", () ->
+            setAside(quarantine).equals(List.of("b-0", "b-1", "b-2")));
+        for (int shard = 0; shard < 3; shard++) {
+          assertFalse(Files.exists(cluster.dataDir(b.id()).resolve("b-" + shard)), "b-" + shard + " left in place");
+        }
+      }
       try (FelixClient client = cluster.client()) {
         RecordLedger ledger = new RecordLedger(client, "c", 2);
         assertTrue(ledger.writeAndWait(0) && ledger.writeAndWait(1), "stream c takes writes");
@@ -92,6 +108,18 @@ class TableVersionClusterTest {
       synchronized (conflicts) {
         assertEquals(List.of(), conflicts);
       }
+    }
+  }
+
+  /** The replica logs in a quarantine directory, by their original names (without the time they were moved). */
+  private static List<String> setAside(Path quarantine) {
+    if (!Files.isDirectory(quarantine)) {
+      return List.of();
+    }
+    try (Stream<Path> entries = Files.list(quarantine)) {
+      return entries.map(p -> p.getFileName().toString().replaceFirst("-[0-9]+$", "")).sorted().toList();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
   }
 

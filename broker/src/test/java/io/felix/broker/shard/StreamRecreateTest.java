@@ -6,6 +6,7 @@ import io.felix.broker.TestBrokers;
 import io.felix.broker.assignment.ShardAssignment;
 import io.felix.broker.assignment.ShardId;
 import io.felix.broker.log.LogQuarantine;
+import io.felix.broker.log.ReplicaMetadata;
 import io.felix.client.ClientSettings;
 import io.felix.client.FelixClient;
 import io.felix.client.FetchResult;
@@ -25,9 +26,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A stream deleted and created again at once: the table without the stream and the table with its new incarnation
- * reach the brokers back to back. The new replica must start only once the retired one has deleted its log (the
- * same directory): started beside it, it would find the old incarnation's files half deleted (and set them aside)
- * or have its own new files deleted by the old replica.
+ * reach the brokers back to back. The retired replica's log is set aside (a table without the stream may be wrong,
+ * after a journal lost its tail), and the new replica must start only once that is done (the same directory):
+ * started beside it, it would open the old incarnation's files or have its own moved away.
  */
 @Tag("cluster")
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
@@ -38,9 +39,10 @@ class StreamRecreateTest {
   Path dir;
 
   @Test
-  void aStreamCreatedAgainAtOnceStartsWithAnEmptyLogAndNothingSetAside() throws Exception {
+  void aStreamCreatedAgainAtOnceStartsWithAnEmptyLogAndTheOldOneSetAside() throws Exception {
     try (TestBrokers brokers = new TestBrokers(dir, 2, "")) {
-      brokers.apply(brokers.table(Map.of(SHARD.stream(), 1), List.of(assignment(UUID.randomUUID()))));
+      UUID old = UUID.randomUUID();
+      brokers.apply(brokers.table(Map.of(SHARD.stream(), 1), List.of(assignment(old))));
       TestBrokers.await("both brokers host " + SHARD, Duration.ofSeconds(20),
           () -> brokers.describe(0, SHARD).hosted() && brokers.describe(1, SHARD).hosted());
       try (FelixClient client = new FelixClient(ClientSettings.builder(brokers.clientAddress(0)).build())) {
@@ -58,8 +60,10 @@ class StreamRecreateTest {
               && leader.role() == ReplicaRole.LEADER && leader.logEndOffset() == 0 && follower.logEndOffset() == 0;
         });
         for (int broker = 0; broker < 2; broker++) {
-          assertEquals(List.of(), quarantined(brokers.dataDir(broker)),
-              "broker " + broker + " retired the old log itself; nothing was left to set aside");
+          List<Path> setAside = quarantined(brokers.dataDir(broker));
+          assertEquals(1, setAside.size(), "broker " + broker + " set the old log aside: " + setAside);
+          assertEquals(old, new ReplicaMetadata(setAside.get(0)).read().orElseThrow().incarnation(),
+              "broker " + broker + " kept the old incarnation's log");
         }
         produce(client, "new-", 2);
         FetchResult read = client.fetch(SHARD.stream(), 0, 0, 1024 * 1024, 500).get(30, TimeUnit.SECONDS);

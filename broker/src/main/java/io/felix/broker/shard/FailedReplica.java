@@ -24,6 +24,10 @@ import org.apache.pekko.actor.typed.javadsl.Receive;
  * rule of its own: it never leads at an epoch it was assigned to lead while failed or when it failed. It may have
  * lost records it had already shipped under that epoch, so leading again at it could fork the log without an epoch
  * showing it; it follows instead and leads only when a failover gives it a newer epoch.
+ *
+ * <p>While the assignment names it as the leader, it tells the singleton so on its tick, once per
+ * {@link ReplicaRegistry#notServingInterval}, as a refusing follower does: the failover need not wait for the
+ * singleton's own leader check to ask twice.
  */
 final class FailedReplica extends AbstractBehavior<ShardReplica.Command> {
   private final ReplicaWiring wiring;
@@ -32,6 +36,7 @@ final class FailedReplica extends AbstractBehavior<ShardReplica.Command> {
   private String cause;
   private long nextAttemptNanos;
   private int attempts;
+  private Long notServingReportedAtNanos;
 
   private FailedReplica(ReplicaWiring wiring, ShardAssignment assignment, long fenceEpoch, String cause) {
     super(wiring.actor());
@@ -105,6 +110,19 @@ final class FailedReplica extends AbstractBehavior<ShardReplica.Command> {
         .build();
   }
 
+  private void reportIfAssignedToLead(long now) {
+    if (assignment.leader() != wiring.brokerId()) {
+      notServingReportedAtNanos = null;
+      return;
+    }
+    ReplicaRegistry registry = wiring.registry();
+    if (notServingReportedAtNanos == null
+        || now - notServingReportedAtNanos >= registry.notServingInterval().toNanos()) {
+      notServingReportedAtNanos = now;
+      registry.reportNotServing(wiring.id(), assignment.leaderEpoch(), NotServingReason.LOG_FAILED);
+    }
+  }
+
   /** Keeps the newest assignment; an epoch it is told to lead at while failed is one it will never lead at. */
   private void observe(ShardAssignment a) {
     assignment = a;
@@ -115,6 +133,7 @@ final class FailedReplica extends AbstractBehavior<ShardReplica.Command> {
 
   private Behavior<ShardReplica.Command> onTick() {
     long now = wiring.clock().nanoTime();
+    reportIfAssignedToLead(now);
     if (now - nextAttemptNanos < 0) {
       return this;
     }

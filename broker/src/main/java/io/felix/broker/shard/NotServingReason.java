@@ -10,5 +10,7 @@ public enum NotServingReason {
   /** It was fenced at (or followed a leader at) a newer epoch than the one it is assigned to lead at. */
   FENCED_ABOVE_EPOCH,
   /** It lost its data (a wiped directory) and has not yet copied a leader's log up to the commit offset. */
-  RECOVERING
+  RECOVERING,
+  /** Its log failed (it could not be opened, or a write or fsync failed): it serves nothing until it reopens. */
+  LOG_FAILED
 }

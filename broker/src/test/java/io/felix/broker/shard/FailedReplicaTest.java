@@ -19,6 +19,8 @@ import java.io.RandomAccessFile;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
@@ -119,6 +121,32 @@ class FailedReplicaTest extends ReplicaActorTest {
     replica.tell(new ShardReplica.Assign(assignment(LEADER, 4))); // the failover's new epoch
     assertEquals(ReplicaRole.FOLLOWER, replica.describe().role());
     assertEquals(4, replica.transport.nextFetch(LEADER).getLeaderEpoch());
+  }
+
+  @Test
+  void aFailedReplicaAssignedToLeadReportsItOncePerIntervalUntilAnotherLeads() throws Exception {
+    Queue<String> reports = new ConcurrentLinkedQueue<>();
+    replica.registry.reportNotServingTo((shard, broker, epoch, reason) ->
+        reports.add(shard + " " + broker + " " + epoch + " " + reason), Duration.ofSeconds(1));
+    replica.startFailed(assignment(SELF, 3), brokenDir, "corrupt");
+    replica.tell(ShardReplica.Tick.INSTANCE);
+    replica.describe(); // the tick was handled before the describe
+    assertEquals(List.of(SHARD + " 2 3 LOG_FAILED"), List.copyOf(reports));
+
+    replica.clock.advance(Duration.ofMillis(999));
+    replica.tell(ShardReplica.Tick.INSTANCE);
+    replica.describe();
+    assertEquals(1, reports.size(), "no second report within the interval");
+    replica.clock.advance(Duration.ofMillis(1));
+    replica.tell(ShardReplica.Tick.INSTANCE);
+    replica.describe();
+    assertEquals(2, reports.size(), "reported again once the interval passed");
+
+    replica.tell(new ShardReplica.Assign(assignment(LEADER, 4))); // failed over: another broker leads
+    replica.clock.advance(Duration.ofSeconds(1));
+    replica.tell(ShardReplica.Tick.INSTANCE);
+    replica.describe();
+    assertEquals(2, reports.size(), "no report once it is not the assigned leader");
   }
 
   @Test

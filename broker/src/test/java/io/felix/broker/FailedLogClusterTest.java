@@ -54,6 +54,16 @@ class FailedLogClusterTest {
         });
         JsonNode streams = cluster.get(observer, "/v1/streams").json();
         assertEquals("[0]", streams.get(0).get("under_replicated_shards").toString(), streams.toString());
+        // The brokers list counts it against the shard's new leader, and that leader's gauge shows it (once the
+        // failed follower's lag passes the in-sync bound).
+        int newLeader = leaderOf(cluster, observer, 0);
+        for (JsonNode broker : cluster.get(observer, "/v1/brokers").json()) {
+          assertEquals(broker.get("id").asInt() == newLeader ? 1 : 0, broker.get("under_replicated_shards").asInt(),
+              broker.toString());
+        }
+        String gauge = "felix_under_replicated_shards{stream=\"" + STREAM + "\"} 1.0";
+        BrokerCluster.await(Duration.ofSeconds(30), "broker " + newLeader + "'s " + gauge, () ->
+            cluster.get(cluster.broker(newLeader), "/metrics").body().lines().anyMatch(gauge::equals));
 
         flipByte(segment, 60); // repaired
         long repairedAt = System.nanoTime();

@@ -31,13 +31,14 @@ final class StreamCommand {
     return 0;
   }
 
-  @Command(name = "list", mixinStandardHelpOptions = true, description = "List every stream.")
+  @Command(name = "list", mixinStandardHelpOptions = true,
+      description = "List every stream and cache (KIND: stream, cache, or internal for the brokers' own).")
   int list(@Mixin Endpoints endpoints, @Mixin Output output) throws CommandFailure, InterruptedException {
     JsonNode streams = endpoints.adminClient().get("/v1/streams");
-    Table table = new Table("NAME", "SHARDS", "REPLICATION-FACTOR", "UNDER-REPLICATED");
+    Table table = new Table("NAME", "KIND", "SHARDS", "REPLICATION-FACTOR", "UNDER-REPLICATED");
     for (JsonNode s : streams) {
-      table.row(s.get("name").asText(), s.get("shards").asInt(), s.get("replication_factor").asInt(),
-          s.path("under_replicated_shards").size());
+      table.row(s.get("name").asText(), s.path("internal").asBoolean() ? "internal" : s.path("kind").asText(),
+          s.get("shards").asInt(), s.get("replication_factor").asInt(), s.path("under_replicated_shards").size());
     }
     output.print(streams, table);
     return 0;

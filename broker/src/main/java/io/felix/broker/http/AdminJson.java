@@ -3,6 +3,7 @@ package io.felix.broker.http;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.felix.broker.assignment.InternalStreams;
 import io.felix.broker.assignment.ShardAssignment;
 import io.felix.broker.assignment.ShardId;
 import io.felix.broker.control.ControlState;
@@ -66,6 +67,8 @@ final class AdminJson {
     node.put("name", s.name());
     node.put("shards", s.shards());
     node.put("replication_factor", s.replicationFactor());
+    node.put("kind", s.config().forCache() ? "cache" : "stream");
+    node.put("internal", InternalStreams.isInternal(s.name())); // kept by the brokers: listed, never changed
     ObjectNode config = node.putObject("config"); // the stream's own settings; null: the broker's default
     putOrNull(config, "retention_ms", s.config().retentionMs());
     putOrNull(config, "retention_bytes", s.config().retentionBytes());

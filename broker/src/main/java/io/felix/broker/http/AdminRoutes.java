@@ -26,6 +26,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
@@ -121,8 +122,9 @@ public final class AdminRoutes extends AllDirectives {
                 post(() -> body(this::createStream)))),
             path(PathMatchers.segment("streams").slash(PathMatchers.segment()), name -> concat(
                 get(() -> describeStream(name)),
-                patch(() -> body(b -> changeStream(name, b))),
-                delete(() -> command(StatusCodes.NO_CONTENT, r -> new PlacementController.DeleteStream(name, r))))),
+                patch(() -> userStream(name, () -> body(b -> changeStream(name, b)))),
+                delete(() -> userStream(name, () -> command(StatusCodes.NO_CONTENT,
+                    r -> new PlacementController.DeleteStream(name, r)))))),
             path("replication-status", () -> get(() -> parameterOptional("format", format ->
                 withView(view -> {
                   ReplicationStatus status = new ReplicationStatus(view.state());
@@ -199,6 +201,12 @@ public final class AdminRoutes extends AllDirectives {
 
   /** The settings a stream may change; any other field is refused, so that nothing is silently ignored. */
   private static final Set<String> CHANGEABLE = Set.of("retention_ms", "retention_bytes", "segment_bytes", "shards");
+
+  /** Internal streams belong to the brokers: the admin API lists them but neither changes nor deletes them. */
+  private Route userStream(String name, Supplier<Route> route) {
+    return InternalStreams.isInternal(name) ? error(StatusCodes.BAD_REQUEST, "'" + name + "' is an internal stream, "
+        + "kept by the brokers themselves: it cannot be changed or deleted; nothing was done") : route.get();
+  }
 
   private Route changeStream(String name, JsonNode body) {
     for (Iterator<String> fields = body.fieldNames(); fields.hasNext(); ) {

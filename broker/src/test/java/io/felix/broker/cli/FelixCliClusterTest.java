@@ -106,9 +106,9 @@ class FelixCliClusterTest {
     assertEquals(2, stream.get("shards").asInt());
     assertEquals(3, stream.get("replication_factor").asInt());
     List<String> table = ok("stream", "list").lines();
-    assertEquals(List.of("NAME", "SHARDS", "REPLICATION-FACTOR", "UNDER-REPLICATED"),
+    assertEquals(List.of("NAME", "KIND", "SHARDS", "REPLICATION-FACTOR", "UNDER-REPLICATED"),
         List.of(table.get(0).split("\\s+")));
-    assertTrue(table.stream().anyMatch(l -> l.matches("listed\\s+2\\s+3\\s+\\d+")), table.toString());
+    assertTrue(table.stream().anyMatch(l -> l.matches("listed\\s+stream\\s+2\\s+3\\s+\\d+")), table.toString());
 
     cluster.awaitReady();
     List<String> shards = ok("stream", "describe", "listed").lines();

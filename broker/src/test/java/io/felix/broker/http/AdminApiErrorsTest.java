@@ -136,6 +136,10 @@ class AdminApiErrorsTest {
         cluster.post(via, "/v1/streams", "{\"name\":\"" + "n".repeat(129) + "\",\"shards\":3,\"replication_factor\":1}"));
     expect(400, "shards: must be 1..10000 (felix.control.max-shards-per-stream), got 10001",
         cluster.post(via, "/v1/streams", "{\"name\":\"x\",\"shards\":10001,\"replication_factor\":1}"));
+    expect(400, "'__consumer_offsets' is an internal stream, kept by the brokers themselves: it cannot be changed "
+        + "or deleted", cluster.delete(via, "/v1/streams/__consumer_offsets"));
+    expect(400, "'__consumer_offsets' is an internal stream",
+        cluster.patch(via, "/v1/streams/__consumer_offsets", "{\"retention_ms\":1}"));
     expect(400, "broker id: must be an integer", cluster.delete(via, "/v1/brokers/abc"));
     expect(400, "shard: stream 'events' has shards 0..2, got 7",
         cluster.post(via, "/v1/shard-moves", "{\"stream\":\"events\",\"shard\":7,\"to\":1}"));

@@ -21,11 +21,20 @@ function el(tag, attributes = {}, ...children) {
   return node;
 }
 
-/** One admin API call; resolves to {ok, status, body} and never throws for an HTTP error. */
+// With admin authentication on, the token is asked for once and kept for this tab only (sessionStorage).
+const TOKEN_KEY = "felix-admin-token";
+
+/** Raised when the admin API answers 401: polling stops until a token is given. */
+class NeedsToken extends Error {}
+
+/** One admin API call; resolves to {ok, status, body} and never throws for an HTTP error but 401. */
 async function api(method, path, body) {
+  const headers = body === undefined ? {} : { "Content-Type": "application/json" };
+  const token = sessionStorage.getItem(TOKEN_KEY);
+  if (token) headers.Authorization = `Bearer ${token}`;
   const response = await fetch(path, {
     method,
-    headers: body === undefined ? {} : { "Content-Type": "application/json" },
+    headers,
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
@@ -35,6 +44,7 @@ async function api(method, path, body) {
   } catch {
     parsed = { error: text };
   }
+  if (response.status === 401) throw new NeedsToken(parsed && parsed.error || "the admin API needs a token");
   return { ok: response.ok, status: response.status, body: parsed };
 }
 
@@ -57,21 +67,26 @@ function withinBand(count, broker, range) {
   return broker.state === "live" ? count >= range.floor && count <= range.ceil : count === 0;
 }
 
-function renderLeaders(brokers, status, streams) {
+/**
+ * @param streams the rows to draw (the brokers' internal streams left out)
+ * @param allShards the shards of every stream, internal ones included: the totals row counts every leader, as
+ *     placement does when it evens out the cluster's totals
+ */
+function renderLeaders(brokers, status, streams, allShards) {
   const live = brokers.filter((b) => b.state === "live").length;
   const rows = streams.map((s) => ({
     name: s.name,
+    kind: s.kind,
     shards: s.shards,
     counts: status.streams[s.name] || {},
     underReplicated: s.under_replicated_shards.length,
   }));
-  const totalShards = rows.reduce((sum, r) => sum + r.shards, 0);
-  rows.push({ name: "total", shards: totalShards, counts: status.total || {}, underReplicated: 0, total: true });
+  rows.push({ name: "total", shards: allShards, counts: status.total || {}, underReplicated: 0, total: true });
 
   const container = $("#leaders");
   container.replaceChildren();
   if (streams.length === 0) {
-    container.append(el("p", { class: "empty" }, "No streams yet."));
+    container.append(el("p", { class: "empty" }, "No streams or caches yet."));
   }
   for (const row of rows) {
     const range = band(row.shards, live);
@@ -92,10 +107,12 @@ function renderLeaders(brokers, status, streams) {
     container.append(el("div", {
       class: `stream-row${row.total ? " total" : ""}${outside ? " outside" : ""}`,
       "data-stream": row.total ? null : row.name,
+      "data-kind": row.kind || null,
       "data-total": row.total || null,
       "data-outside": String(outside),
     },
     el("div", { class: "stream-name" }, row.name,
+      row.kind === "cache" ? el("span", { class: "kind" }, "cache") : null,
       el("small", {}, ` ${row.shards} shards, band ${range.floor}-${range.ceil}`),
       outside ? el("span", { class: "flag" }, "outside the band") : null,
       row.underReplicated > 0 ? el("span", { class: "flag warn" }, `${row.underReplicated} under-replicated`) : null),
@@ -140,7 +157,8 @@ function renderPlacement(placement) {
 }
 
 function renderMoves(moves) {
-  const row = (m, inFlight) => el("tr", { class: inFlight ? "in-flight" : "" },
+  const row = (m, inFlight) => el("tr", { class: inFlight ? "in-flight" : "", "data-move": `${m.stream}/${m.shard}`,
+    "data-from": m.from, "data-to": m.to, "data-state": m.state },
     el("td", {}, `${m.stream}/${m.shard}`),
     el("td", {}, m.from),
     el("td", {}, m.to),
@@ -151,6 +169,26 @@ function renderMoves(moves) {
   const rows = [...moves.in_flight.map((m) => row(m, true)), ...moves.recent.map((m) => row(m, false))];
   $("#moves tbody").replaceChildren(...(rows.length ? rows
     : [el("tr", {}, el("td", { colspan: 7, class: "empty" }, "No moves yet."))]));
+}
+
+/** Each group's detail (members, committed offsets, lag per shard); a group gone in between is left out. */
+async function loadGroups() {
+  const list = await getJson("/v1/groups");
+  const details = await Promise.all(list.map((g) => api("GET", `/v1/groups/${encodeURIComponent(g.group)}`)));
+  return details.filter((d) => d.ok).map((d) => d.body);
+}
+
+function renderGroups(groups) {
+  const shardLags = (g) => g.shards.map((s) => `${s.shard}: ${s.lag ?? "?"}`).join(", ");
+  $("#groups tbody").replaceChildren(...(groups.length ? groups.map((g) => el("tr", { "data-group": g.group },
+    el("td", {}, g.group),
+    el("td", {}, g.stream || "-"),
+    el("td", {}, g.coordinator),
+    el("td", { class: "members" }, g.members.length),
+    el("td", {}, g.generation),
+    el("td", { class: "lag", "data-lag": g.lag }, g.lag),
+    el("td", { class: "shard-lags" }, shardLags(g))))
+    : [el("tr", {}, el("td", { colspan: 7, class: "empty" }, "No consumer groups."))]));
 }
 
 /** Refills a select's options, keeping the chosen value when it is still offered. */
@@ -169,6 +207,16 @@ function flash(text, isError) {
   node.hidden = false;
 }
 
+/** Shows the sign-in form (the admin API answered 401) and stops polling until a token is given. */
+function askForToken(reason) {
+  clearTimeout(timer);
+  $("#sign-in-reason").textContent = reason;
+  $("#sign-in").hidden = false;
+  const connection = $("#connection");
+  connection.textContent = "needs an admin token";
+  connection.dataset.state = "error";
+}
+
 /** Asks for confirmation in a dialog; runs the call only on Confirm, then shows what the API answered. */
 function confirmThen(text, call) {
   const dialog = $("#confirm");
@@ -176,7 +224,14 @@ function confirmThen(text, call) {
   dialog.returnValue = "";
   dialog.addEventListener("close", async () => {
     if (dialog.returnValue !== "ok") return;
-    const answer = await call();
+    let answer;
+    try {
+      answer = await call();
+    } catch (error) {
+      if (error instanceof NeedsToken) askForToken(error.message);
+      else flash(`cannot reach the admin API: ${error.message}`, true);
+      return;
+    }
     const body = answer.body || {};
     flash(answer.ok ? body.message || "done" : `${answer.status}: ${body.error || "failed"}`, !answer.ok);
     refresh();
@@ -189,6 +244,13 @@ function formValues(form) {
 }
 
 function wireActions() {
+  $("#sign-in").addEventListener("submit", (event) => {
+    event.preventDefault();
+    sessionStorage.setItem(TOKEN_KEY, formValues(event.currentTarget).token.trim());
+    event.currentTarget.reset();
+    $("#sign-in").hidden = true;
+    refresh();
+  });
   $("#toggle-pause").addEventListener("click", (event) => {
     const paused = event.currentTarget.dataset.paused === "true";
     confirmThen(paused ? "Resume placement? Moves may start again." : "Pause placement? No new move starts.",
@@ -231,21 +293,29 @@ async function refresh() {
   clearTimeout(timer);
   const connection = $("#connection");
   try {
-    const [brokers, streams, status, placement, moves] = await Promise.all([
+    const [brokers, listed, status, placement, moves, groups] = await Promise.all([
       getJson("/v1/brokers"), getJson("/v1/streams"), getJson("/v1/replication-status?format=json"),
-      getJson("/v1/placement"), getJson("/v1/shard-moves")]);
+      getJson("/v1/placement"), getJson("/v1/shard-moves"), loadGroups()]);
+    const streams = listed.filter((s) => !s.internal); // the brokers' own streams (group offsets) are not shown
     // Redrawn only when what they show changed: a button redrawn under the pointer would lose its click.
-    whenChanged("leaders", [brokers, status, streams], () => renderLeaders(brokers, status, streams));
+    const allShards = listed.reduce((sum, s) => sum + s.shards, 0);
+    whenChanged("leaders", [brokers, status, streams], () => renderLeaders(brokers, status, streams, allShards));
     whenChanged("brokers", brokers, () => renderBrokers(brokers));
     whenChanged("placement", placement, () => renderPlacement(placement));
     renderMoves(moves); // no buttons there, and the durations of moves in flight change every second
-    whenChanged("choices", [streams.map((s) => s.name), brokers.map((b) => b.id)], () => {
-      fillChoices(".stream-choice", streams.map((s) => s.name));
+    whenChanged("groups", groups, () => renderGroups(groups));
+    whenChanged("choices", [streams.map((s) => [s.name, s.kind]), brokers.map((b) => b.id)], () => {
+      fillChoices(".shard-owner-choice", streams.map((s) => s.name));
+      fillChoices(".stream-choice", streams.filter((s) => s.kind === "stream").map((s) => s.name));
       fillChoices(".broker-choice", brokers.map((b) => b.id));
     });
     connection.textContent = `live, updated ${new Date().toLocaleTimeString()}`;
     connection.dataset.state = "live";
   } catch (error) {
+    if (error instanceof NeedsToken) {
+      askForToken(error.message);
+      return;
+    }
     connection.textContent = `cannot reach the admin API: ${error.message}`;
     connection.dataset.state = "error";
   }

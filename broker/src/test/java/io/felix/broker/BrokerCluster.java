@@ -55,6 +55,14 @@ public final class BrokerCluster implements AutoCloseable {
     this.clientTls = tls;
   }
 
+  /** The bearer token of the admin calls when the brokers run felix.security.admin-authentication; null = none. */
+  private String adminToken;
+
+  /** Makes the admin calls send {@code token} (brokers with admin authentication on). */
+  public void adminToken(String token) {
+    this.adminToken = token;
+  }
+
   public BrokerCluster(Map<String, Object> overrides) {
     this.overrides = new HashMap<>(overrides);
     try {
@@ -159,7 +167,8 @@ public final class BrokerCluster implements AutoCloseable {
 
   private Reply send(BrokerNode via, AdminCall call) {
     try {
-      AdminClient.Reply reply = call.on(new AdminClient("127.0.0.1", via.adminPort(), clientTls));
+      AdminClient admin = new AdminClient("127.0.0.1", via.adminPort(), clientTls);
+      AdminClient.Reply reply = call.on(adminToken == null ? admin : admin.withToken(adminToken));
       return new Reply(reply.status(), reply.body());
     } catch (IOException | InterruptedException e) {
       throw new AssertionError("HTTP to broker " + via.id() + " failed: " + e, e);

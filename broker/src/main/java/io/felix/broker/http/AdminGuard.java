@@ -19,9 +19,11 @@ import org.apache.pekko.http.javadsl.server.Route;
 /**
  * Admin API authentication and authorization (felix.security.admin-authentication, .authorization). With
  * authentication on, every path but /health and /ready (which supervisors and load balancers poll) needs
- * {@code Authorization: Bearer <token>}; a missing or unknown token is answered 401. With authorization on, the
- * principal needs an ACL on the cluster: {@code describe} for reads, {@code alter} for changes, {@code admin} for
- * users and ACLs (/v1/users, /v1/acls); otherwise 403. Both answers are the API's JSON errors and change nothing.
+ * {@code Authorization: Bearer <token>}; a missing or unknown token is answered 401. The console's page and
+ * assets ({@link ConsoleRoute}) are open too: they hold no data, and the page asks for a token on a 401. With
+ * authorization on, the principal needs an ACL on the cluster: {@code describe} for reads, {@code alter} for
+ * changes, {@code admin} for users and ACLs (/v1/users, /v1/acls); otherwise 403. Both answers are the API's JSON
+ * errors and change nothing.
  */
 final class AdminGuard extends AllDirectives {
   private static final Set<String> OPEN_PATHS = Set.of("/health", "/ready");
@@ -41,7 +43,7 @@ final class AdminGuard extends AllDirectives {
     }
     return extractRequest(request -> {
       String path = request.getUri().path();
-      if (OPEN_PATHS.contains(path)) {
+      if (OPEN_PATHS.contains(path) || ConsoleRoute.serves(path)) {
         return inner.get();
       }
       Optional<String> principal = settings.adminAuthentication() ? bearer(request).flatMap(security::adminPrincipal)

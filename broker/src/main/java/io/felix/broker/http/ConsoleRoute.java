@@ -21,6 +21,11 @@ final class ConsoleRoute {
 
   private ConsoleRoute() {}
 
+  /** Whether the path is the console's page or one of its assets (static files, no cluster data). */
+  static boolean serves(String path) {
+    return path.equals("/") || path.startsWith("/" + RESOURCES + "/");
+  }
+
   static Route create() {
     // The path first, then the method: a get() that passes cancels the method rejections of every other route,
     // so wrapped around all of them it would turn "405 method not allowed" on /v1/... into 404.

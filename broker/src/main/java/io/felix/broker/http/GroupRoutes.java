@@ -3,6 +3,7 @@ package io.felix.broker.http;
 import static org.apache.pekko.http.javadsl.server.Directives.completeWithFuture;
 import static org.apache.pekko.http.javadsl.server.Directives.concat;
 import static org.apache.pekko.http.javadsl.server.Directives.get;
+import static org.apache.pekko.http.javadsl.server.Directives.optionalHeaderValueByName;
 import static org.apache.pekko.http.javadsl.server.Directives.parameterOptional;
 import static org.apache.pekko.http.javadsl.server.Directives.path;
 
@@ -18,6 +19,7 @@ import io.felix.broker.group.GroupMembership;
 import io.felix.broker.group.GroupView;
 import io.felix.broker.group.LocalGroups;
 import io.felix.broker.group.OffsetsStore;
+import io.felix.broker.tls.TlsSettings;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -28,11 +30,13 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.http.javadsl.ConnectionContext;
 import org.apache.pekko.http.javadsl.Http;
 import org.apache.pekko.http.javadsl.model.ContentTypes;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.StatusCodes;
+import org.apache.pekko.http.javadsl.model.headers.RawHeader;
 import org.apache.pekko.http.javadsl.server.PathMatchers;
 import org.apache.pekko.http.javadsl.server.Route;
 import org.slf4j.Logger;
@@ -42,7 +46,9 @@ import org.slf4j.LoggerFactory;
  * GET /v1/groups and GET /v1/groups/{id}: consumer groups as their coordinators see them. A group lives on one
  * broker (the leader of its offsets shard), so any broker answers by asking: the list asks every broker's
  * {@code ?local=true} list, the detail asks the group's coordinator. The detail adds each shard's lag (the shard's
- * commit offset minus the group's committed offset, or minus 0 when nothing is committed).
+ * commit offset minus the group's committed offset, or minus 0 when nothing is committed). A broker asks another
+ * with the caller's own bearer token (the other broker checks it as it would the caller's) and over HTTPS when
+ * felix.tls is on, since every admin server then serves HTTPS only.
  */
 final class GroupRoutes {
   private static final Logger log = LoggerFactory.getLogger(GroupRoutes.class);
@@ -52,20 +58,23 @@ final class GroupRoutes {
   private final LocalGroups groups;
   private final AdminRoutes.CommitOffsets commitOffsets;
   private final Duration timeout;
+  private final TlsSettings tls;
 
   GroupRoutes(ActorSystem<?> system, AdminRoutes.CommitOffsets commitOffsets, Duration timeout) {
     this.system = system;
     this.groups = LocalGroups.of(system);
     this.commitOffsets = commitOffsets;
     this.timeout = timeout;
+    this.tls = TlsSettings.fromConfig(system.settings().config());
   }
 
   Route route() {
-    return concat(
+    return optionalHeaderValueByName("Authorization", authorization -> concat(
         path("groups", () -> get(() -> parameterOptional("local", local -> completeWithFuture(
-            local.isPresent() ? localList().thenApply(GroupRoutes::ok) : clusterList())))),
+            local.isPresent() ? localList().thenApply(GroupRoutes::ok) : clusterList(authorization))))),
         path(PathMatchers.segment("groups").slash(PathMatchers.segment()), id -> get(() ->
-            parameterOptional("local", local -> completeWithFuture(describe(id, local.isPresent()))))));
+            parameterOptional("local", local -> completeWithFuture(describe(id, local.isPresent(),
+                authorization)))))));
   }
 
   private CompletionStage<ArrayNode> localList() {
@@ -77,13 +86,13 @@ final class GroupRoutes {
   }
 
   /** Every broker's own list, merged; a broker that does not answer is named in the log and left out. */
-  private CompletionStage<HttpResponse> clusterList() {
+  private CompletionStage<HttpResponse> clusterList(Optional<String> authorization) {
     AssignmentTable table = groups.table();
     List<CompletableFuture<JsonNode>> parts = new ArrayList<>();
     for (BrokerEndpoint b : table.brokers().values()) {
       CompletionStage<JsonNode> part = b.id() == groups.brokerId() ? localList().thenApply(n -> n)
-          : ask(b, "/v1/groups?local=true").thenCompose(r -> r.entity().toStrict(timeout.toMillis(), system)
-              .thenApply(e -> parse(e.getData().utf8String())));
+          : ask(b, "/v1/groups?local=true", authorization).thenCompose(r -> r.entity().toStrict(timeout.toMillis(),
+              system).thenApply(e -> listOrFail(r.status().intValue(), e.getData().utf8String())));
       parts.add(part.toCompletableFuture().exceptionally(e -> {
         log.info("GET /v1/groups: broker {} did not list its groups ({}); they are left out", b.id(),
             e.getMessage());
@@ -100,7 +109,7 @@ final class GroupRoutes {
     });
   }
 
-  private CompletionStage<HttpResponse> describe(String group, boolean local) {
+  private CompletionStage<HttpResponse> describe(String group, boolean local, Optional<String> authorization) {
     AssignmentTable table = groups.table();
     Integer offsetsShards = table.streams().get(OffsetsStore.STREAM);
     int coordinator = offsetsShards == null ? -1 : table.shard(new ShardId(OffsetsStore.STREAM,
@@ -116,7 +125,7 @@ final class GroupRoutes {
             "group '" + group + "' has no coordinator now (its offsets shard has no leader)"));
       }
       return ask(endpoint.get(), "/v1/groups/" + URLEncoder.encode(group, StandardCharsets.UTF_8)
-          .replace("+", "%20") + "?local=true");
+          .replace("+", "%20") + "?local=true", authorization);
     }
     return groups.describeAll().thenCompose(views -> {
       Optional<GroupView> view = views.stream().filter(v -> v.group().equals(group)).findFirst();
@@ -191,9 +200,24 @@ final class GroupRoutes {
     return node;
   }
 
-  private CompletionStage<HttpResponse> ask(BrokerEndpoint broker, String path) {
-    return Http.get(system).singleRequest(HttpRequest.GET("http://" + broker.host() + ":" + broker.adminPort()
-        + path));
+  private CompletionStage<HttpResponse> ask(BrokerEndpoint broker, String path, Optional<String> authorization) {
+    HttpRequest request = HttpRequest.GET((tls.enabled() ? "https://" : "http://") + broker.host() + ":"
+        + broker.adminPort() + path);
+    if (authorization.isPresent()) {
+      request = request.addHeader(RawHeader.create("Authorization", authorization.get()));
+    }
+    return tls.enabled()
+        ? Http.get(system).singleRequest(request, ConnectionContext.httpsClient(tls::brokerClientEngine))
+        : Http.get(system).singleRequest(request);
+  }
+
+  /** Another broker's own list, or a failure naming its answer (a 401 or 403 is an error object, not a list). */
+  private static JsonNode listOrFail(int status, String body) {
+    JsonNode answer = parse(body);
+    if (status != StatusCodes.OK.intValue() || !answer.isArray()) {
+      throw new IllegalStateException("it answered " + status + " " + body);
+    }
+    return answer;
   }
 
   private static JsonNode parse(String text) {

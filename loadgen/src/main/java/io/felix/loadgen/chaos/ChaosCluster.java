@@ -160,17 +160,19 @@ final class ChaosCluster {
   /**
    * Waits until every live, non-draining broker leads at least its share of the stream's shards (shards / such
    * brokers, rounded down): a broker that came back, was drained and undrained, or lost its leaders to a failover
-   * gets leaders back from the singleton's rebalancing. Throws naming a broker short of its share at the bound.
+   * gets leaders back from the singleton's rebalancing. Returns how long that took; throws naming a broker short of
+   * its share at the bound.
    */
-  void awaitLeaderShare(Duration timeout) throws IOException, InterruptedException {
-    long deadline = System.nanoTime() + timeout.toNanos();
+  Duration awaitLeaderShare(Duration timeout) throws IOException, InterruptedException {
+    long start = System.nanoTime();
     String shortOfShare;
     while ((shortOfShare = belowLeaderShare()) != null) {
-      if (System.nanoTime() > deadline) {
+      if (System.nanoTime() - start > timeout.toNanos()) {
         throw new IOException(shortOfShare + " " + timeout.toSeconds() + " s after the cluster was whole");
       }
       Thread.sleep(POLL.toMillis());
     }
+    return Duration.ofNanos(System.nanoTime() - start);
   }
 
   /** A live, non-draining broker leading fewer than its share of the stream's shards, or null. */

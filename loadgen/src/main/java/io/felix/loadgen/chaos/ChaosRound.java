@@ -80,7 +80,9 @@ final class ChaosRound {
         failure = "shards " + writability.notWritable() + " not writable " + WHOLE_TIMEOUT.toSeconds() + " s on";
       }
       cluster.awaitWhole(WHOLE_TIMEOUT);
-      cluster.awaitLeaderShare(LEADER_SHARE_TIMEOUT);
+      Duration toLeaderShare = cluster.awaitLeaderShare(LEADER_SHARE_TIMEOUT);
+      what += String.format("; every broker led its share again %.1f s after the cluster was whole",
+          toLeaderShare.toMillis() / 1000.0);
       Thread.sleep(STEADY.toMillis());
     } catch (IOException e) {
       failure = e.getMessage();

@@ -12,6 +12,7 @@ import io.felix.broker.control.ControlState.MoveRecord;
 import io.felix.broker.control.MoveState;
 import io.felix.broker.control.ControlState.StreamRecord;
 import io.felix.broker.control.ControlView;
+import io.felix.broker.shard.ReplicaDigest;
 import io.felix.broker.shard.ReplicaStatus;
 import java.util.List;
 import java.util.Map;
@@ -131,6 +132,45 @@ final class AdminJson {
       shard.put("under_replicated", UnderReplication.of(a, answers));
     }
     return node;
+  }
+
+  /**
+   * GET /v1/streams/{name}/replica-digests: per shard, the leader's commit offset and each replica's digest below
+   * it ({@code digest} as 8 hex digits), {@code short} with its log's bounds when its log ends below, or an
+   * {@code error}; {@code equal} when every replica digested and all agree.
+   */
+  static ObjectNode replicaDigests(String stream, List<ReplicaDigests.ShardDigests> shards) {
+    ObjectNode node = JSON.objectNode().put("stream", stream);
+    ArrayNode out = node.putArray("shards");
+    for (ReplicaDigests.ShardDigests s : shards) {
+      ObjectNode shard = out.addObject();
+      shard.put("shard", s.shard());
+      shard.put("leader", s.leader());
+      putOrNull(shard, "commit_offset", s.commitOffset());
+      if (s.commitOffset() == null) {
+        shard.put("error", "the leader (broker " + s.leader() + ") did not report its commit offset");
+      }
+      ArrayNode replicas = shard.putArray("replicas");
+      s.replicas().forEach(r -> replicaDigest(replicas.addObject().put("broker", r.broker()), r));
+      shard.put("equal", s.equal());
+    }
+    return node;
+  }
+
+  private static void replicaDigest(ObjectNode node, ReplicaDigests.ReplicaAnswer answer) {
+    ReplicaDigest d = answer.digest();
+    if (d == null) {
+      node.put("error", answer.unanswered());
+      return;
+    }
+    switch (d.outcome()) {
+      case DIGESTED -> node.put("log_start", d.digest().logStartOffset()).put("log_end", d.digest().logEndOffset())
+          .put("digested_to", d.digest().digestedTo()).put("batches", d.digest().batches())
+          .put("digest", String.format("%08x", d.digest().crc32c()));
+      case SHORT -> node.put("short", true).put("log_start", d.digest().logStartOffset())
+          .put("log_end", d.digest().logEndOffset());
+      case NOT_HOSTED, FAILED, UNREADABLE -> node.put("error", d.problem());
+    }
   }
 
   static ObjectNode placement(ControlView view) {

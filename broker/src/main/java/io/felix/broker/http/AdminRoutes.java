@@ -63,6 +63,7 @@ public final class AdminRoutes extends AllDirectives {
   private final CommitOffsets commitOffsets;
   private final GroupRoutes groupRoutes;
   private final ShardStatuses shardStatuses;
+  private final ReplicaDigests replicaDigests;
   private final PlacementSimulation simulation;
   private final int recentMoves;
   private final int defaultReplicationFactor;
@@ -86,6 +87,7 @@ public final class AdminRoutes extends AllDirectives {
     this.timeout = settings.singletonTimeout();
     this.commitOffsets = commitOffsets;
     this.shardStatuses = shardStatuses;
+    this.replicaDigests = new ReplicaDigests(system, commitOffsets, controlSettings.replicaTimeout());
     this.simulation = new PlacementSimulation(controlSettings);
     this.recentMoves = controlSettings.recentMoves();
     this.defaultReplicationFactor = settings.defaultReplicationFactor();
@@ -120,6 +122,8 @@ public final class AdminRoutes extends AllDirectives {
                 get(() -> withStatuses(shard -> true, (view, statuses) -> ok(AdminJson.streams(view.state(),
                     UnderReplication.perStream(view.state().shards().values(), statuses))))),
                 post(() -> body(this::createStream)))),
+            path(PathMatchers.segment("streams").slash(PathMatchers.segment()).slash("replica-digests"),
+                name -> get(() -> replicaDigests(name))),
             path(PathMatchers.segment("streams").slash(PathMatchers.segment()), name -> concat(
                 get(() -> describeStream(name)),
                 patch(() -> userStream(name, () -> body(b -> changeStream(name, b)))),
@@ -268,6 +272,16 @@ public final class AdminRoutes extends AllDirectives {
           .of(view.state().table(), shard -> shard.stream().equals(name)).exceptionally(failure -> Map.of());
       return onSuccess(offsets.thenCombine(statuses, (found, replicas) ->
           AdminJson.streamDetail(view.state(), stream, found, replicas)), this::ok);
+    });
+  }
+
+  private Route replicaDigests(String name) {
+    return withView(view -> {
+      if (!view.state().streams().containsKey(name)) {
+        return error(StatusCodes.NOT_FOUND, "stream '" + name + "' does not exist");
+      }
+      return onSuccess(replicaDigests.of(view.state().table(), name),
+          shards -> ok(AdminJson.replicaDigests(name, shards)));
     });
   }
 

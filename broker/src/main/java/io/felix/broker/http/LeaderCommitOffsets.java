@@ -2,7 +2,6 @@ package io.felix.broker.http;
 
 import io.felix.broker.assignment.AssignmentTable;
 import io.felix.broker.assignment.ShardAssignment;
-import io.felix.broker.control.DirectoryProbe;
 import io.felix.broker.shard.ReplicaDirectory;
 import io.felix.broker.shard.ReplicaStatus;
 import java.time.Duration;
@@ -15,7 +14,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
-import org.apache.pekko.actor.typed.receptionist.Receptionist;
 
 /** Each shard's commit offset as its leader's replica reports it (DescribeReplica), for GET /v1/streams/{name}. */
 public final class LeaderCommitOffsets implements AdminRoutes.CommitOffsets {
@@ -30,11 +28,7 @@ public final class LeaderCommitOffsets implements AdminRoutes.CommitOffsets {
 
   @Override
   public CompletionStage<Map<Integer, Long>> of(AssignmentTable table, String stream) {
-    CompletionStage<Receptionist.Listing> listing = AskPattern.ask(system.receptionist(),
-        replyTo -> Receptionist.find(ReplicaDirectory.SERVICE_KEY, replyTo), timeout, system.scheduler());
-    return listing.thenCompose(found -> {
-      Map<Integer, ActorRef<ReplicaDirectory.Command>> directories =
-          DirectoryProbe.resolve(system, found.getServiceInstances(ReplicaDirectory.SERVICE_KEY));
+    return BrokerDirectories.find(system, timeout).thenCompose(directories -> {
       Map<Integer, Long> offsets = new ConcurrentHashMap<>();
       List<CompletableFuture<Void>> asks = new ArrayList<>();
       for (ShardAssignment a : table.shards().values()) {

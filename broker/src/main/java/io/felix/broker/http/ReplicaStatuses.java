@@ -3,7 +3,6 @@ package io.felix.broker.http;
 import io.felix.broker.assignment.AssignmentTable;
 import io.felix.broker.assignment.ShardAssignment;
 import io.felix.broker.assignment.ShardId;
-import io.felix.broker.control.DirectoryProbe;
 import io.felix.broker.shard.ReplicaDirectory;
 import io.felix.broker.shard.ReplicaStatus;
 import java.time.Duration;
@@ -17,7 +16,6 @@ import java.util.function.Predicate;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
-import org.apache.pekko.actor.typed.receptionist.Receptionist;
 
 /**
  * Asks every replica of the chosen shards for its status (DescribeReplica), for the under-replication the admin API
@@ -36,11 +34,7 @@ public final class ReplicaStatuses implements AdminRoutes.ShardStatuses {
   @Override
   public CompletionStage<Map<ShardId, Map<Integer, ReplicaStatus>>> of(AssignmentTable table,
       Predicate<ShardId> shards) {
-    CompletionStage<Receptionist.Listing> listing = AskPattern.ask(system.receptionist(),
-        replyTo -> Receptionist.find(ReplicaDirectory.SERVICE_KEY, replyTo), timeout, system.scheduler());
-    return listing.thenCompose(found -> {
-      Map<Integer, ActorRef<ReplicaDirectory.Command>> directories =
-          DirectoryProbe.resolve(system, found.getServiceInstances(ReplicaDirectory.SERVICE_KEY));
+    return BrokerDirectories.find(system, timeout).thenCompose(directories -> {
       Map<ShardId, Map<Integer, ReplicaStatus>> statuses = new ConcurrentHashMap<>();
       List<CompletableFuture<Void>> asks = new ArrayList<>();
       for (ShardAssignment a : table.shards().values()) {

@@ -19,6 +19,8 @@ import io.felix.broker.control.ControlView;
 import io.felix.broker.control.ProducerIdBlock;
 import io.felix.broker.control.PlacementController;
 import io.felix.broker.security.SecurityHolder;
+import io.felix.broker.log.LogDigest;
+import io.felix.broker.shard.ReplicaDigest;
 import io.felix.broker.shard.ReplicaDirectory;
 import io.felix.protocol.control.ChangeSecurityMsg;
 import io.felix.protocol.control.SecurityStateMsg;
@@ -39,6 +41,9 @@ import io.felix.protocol.control.ProducerIdBlockMsg;
 import io.felix.protocol.control.CreateStreamMsg;
 import io.felix.protocol.control.DeleteStreamMsg;
 import io.felix.protocol.control.DescribeReplicaMsg;
+import io.felix.protocol.control.DigestReplicaMsg;
+import io.felix.protocol.control.ReplicaDigestMsg;
+import io.felix.protocol.control.ReplicaDigestOutcomeMsg;
 import io.felix.protocol.control.DoneMsg;
 import io.felix.protocol.control.DrainBrokerMsg;
 import io.felix.protocol.control.UndrainBrokerMsg;
@@ -123,6 +128,13 @@ final class ControlMessageMapping {
             p -> new ReplicaDirectory.DescribeReplica(ShardRefs.toId(p.getShard()), ref(p.getReplyTo()))),
         bind("S", ReplicaStatus.class, ControlMessageMapping::status, ReplicaStatusMsg.parser(),
             ControlMessageMapping::status),
+        bind("DG", ReplicaDirectory.DigestReplica.class,
+            m -> DigestReplicaMsg.newBuilder().setShard(ShardRefs.toRef(m.id())).setBelow(m.below())
+                .setReplyTo(ref(m.replyTo())).build(),
+            DigestReplicaMsg.parser(),
+            p -> new ReplicaDirectory.DigestReplica(ShardRefs.toId(p.getShard()), p.getBelow(), ref(p.getReplyTo()))),
+        bind("DR", ReplicaDigest.class, ControlMessageMapping::digest, ReplicaDigestMsg.parser(),
+            ControlMessageMapping::digest),
 
         bind("T", AssignmentTable.class, ControlMessageMapping::table, AssignmentTableMsg.parser(),
             ControlMessageMapping::table),
@@ -362,6 +374,26 @@ final class ControlMessageMapping {
         fromWire(m.getRole(), ReplicaRole.class, "REPLICA_ROLE_"),
         m.getLastEpoch(), m.getLogEndOffset(), m.getCommitOffset(), m.getFailed(),
         m.getRecovering(), m.getPromisedEpoch(), m.getInSyncList(), m.getLogStartOffset());
+  }
+
+  private static ReplicaDigestMsg digest(ReplicaDigest d) {
+    ReplicaDigestMsg.Builder b = ReplicaDigestMsg.newBuilder().setShard(ShardRefs.toRef(d.id()))
+        .setBrokerId(d.brokerId()).setOutcome(toWire(d.outcome(), ReplicaDigestOutcomeMsg.class,
+            "REPLICA_DIGEST_OUTCOME_")).setProblem(d.problem());
+    LogDigest log = d.digest();
+    if (log != null) {
+      b.setBelow(log.below()).setLogStartOffset(log.logStartOffset()).setLogEndOffset(log.logEndOffset())
+          .setDigestedTo(log.digestedTo()).setBatches(log.batches()).setCrc32C((int) log.crc32c());
+    }
+    return b.build();
+  }
+
+  private static ReplicaDigest digest(ReplicaDigestMsg m) {
+    ReplicaDigest.Outcome outcome = fromWire(m.getOutcome(), ReplicaDigest.Outcome.class, "REPLICA_DIGEST_OUTCOME_");
+    boolean hasDigest = outcome == ReplicaDigest.Outcome.DIGESTED || outcome == ReplicaDigest.Outcome.SHORT;
+    LogDigest log = hasDigest ? new LogDigest(m.getBelow(), m.getLogStartOffset(), m.getLogEndOffset(),
+        m.getDigestedTo(), m.getBatches(), Integer.toUnsignedLong(m.getCrc32C())) : null;
+    return new ReplicaDigest(ShardRefs.toId(m.getShard()), m.getBrokerId(), outcome, log, m.getProblem());
   }
 
   /**

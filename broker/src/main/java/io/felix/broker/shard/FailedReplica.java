@@ -16,7 +16,7 @@ import org.apache.pekko.actor.typed.javadsl.Receive;
  * The failed role of a shard replica: its log could not be opened (corrupt durable data, an unreadable directory) or
  * a write, fsync or truncation failed while it ran (a full disk, a file-size limit). It serves nothing: producers and
  * consumers get NOT_LEADER (retriable, they look for the leader elsewhere), followers FETCH_REPLICA_FAILED, and
- * Describe and Fence answer FAILED, so the control plane neither promotes it nor counts it in sync, and its
+ * Describe, Fence and Digest answer FAILED, so the control plane neither promotes it nor counts it in sync, and its
  * {@link io.felix.broker.control.LeaderCheck} fails the shard over when it was the leader.
  *
  * <p>Every {@code felix.log.reopen-interval} (on the replica's tick) it tries to open the log again. Once that
@@ -80,6 +80,11 @@ final class FailedReplica extends AbstractBehavior<ShardReplica.Command> {
         })
         .onMessage(ShardReplica.Describe.class, d -> {
           d.replyTo().tell(ReplicaStatus.failed(wiring.id(), wiring.brokerId()));
+          return this;
+        })
+        .onMessage(ShardReplica.Digest.class, d -> {
+          d.replyTo().tell(ReplicaDigest.without(wiring.id(), wiring.brokerId(), ReplicaDigest.Outcome.FAILED,
+              unavailable()));
           return this;
         })
         .onMessage(ShardReplica.Fence.class, f -> {

@@ -37,15 +37,16 @@ import org.apache.pekko.actor.typed.receptionist.ServiceKey;
 /**
  * One per broker, registered with the Receptionist under {@link #SERVICE_KEY}: the control plane's handle on this
  * broker's data plane. It applies assignment tables (starting, re-roling and retiring replica actors), and routes
- * FenceShard / DescribeReplica to the replica. Replica logs live under {@code data-dir/<stream>-<shard>}.
+ * FenceShard / DescribeReplica / DigestReplica to the replica. Replica logs live under
+ * {@code data-dir/<stream>-<shard>}.
  */
 public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Command> {
 
   public static final ServiceKey<Command> SERVICE_KEY = ServiceKey.create(Command.class, "felix-replica-directory");
 
   public sealed interface Command
-      permits ApplyAssignments, FenceShard, DescribeReplica, ReplicaStopped, Respawn, StopReplicaUnretired,
-      PurgeQuarantine {}
+      permits ApplyAssignments, FenceShard, DescribeReplica, DigestReplica, ReplicaStopped, Respawn,
+      StopReplicaUnretired, PurgeQuarantine {}
 
   /** Ignored unless {@code table.version} is newer than the table held. */
   public record ApplyAssignments(AssignmentTable table) implements Command, ControlMessage {}
@@ -58,6 +59,13 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
   public record FenceShard(ShardId id, long newEpoch, ActorRef<ReplicaStatus> replyTo) implements Command, ControlMessage {}
 
   public record DescribeReplica(ShardId id, ActorRef<ReplicaStatus> replyTo) implements Command, ControlMessage {}
+
+  /**
+   * The digest of the replica's log below {@code below} (GET /v1/streams/{name}/replica-digests compares them across
+   * the replica set below the leader's commit offset), whatever the replica's role.
+   */
+  public record DigestReplica(ShardId id, long below, ActorRef<ReplicaDigest> replyTo)
+      implements Command, ControlMessage {}
 
   private record ReplicaStopped(ShardId id, ActorRef<ShardReplica.Command> replica) implements Command {}
 
@@ -131,6 +139,7 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
         .onMessage(ApplyAssignments.class, this::onApply)
         .onMessage(FenceShard.class, this::onFence)
         .onMessage(DescribeReplica.class, this::onDescribe)
+        .onMessage(DigestReplica.class, this::onDigest)
         .onMessage(ReplicaStopped.class, this::onReplicaStopped)
         .onMessage(Respawn.class, this::onRespawn)
         .onMessage(StopReplicaUnretired.class, this::onStopReplicaUnretired)
@@ -283,6 +292,17 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
       describe.replyTo().tell(ReplicaStatus.notHosted(describe.id(), brokerId));
     } else {
       replica.tell(new ShardReplica.Describe(describe.replyTo()));
+    }
+    return this;
+  }
+
+  private Behavior<Command> onDigest(DigestReplica digest) {
+    ActorRef<ShardReplica.Command> replica = replicas.get(digest.id());
+    if (replica == null) {
+      digest.replyTo().tell(ReplicaDigest.without(digest.id(), brokerId, ReplicaDigest.Outcome.NOT_HOSTED,
+          "broker " + brokerId + " hosts no replica of " + digest.id()));
+    } else {
+      replica.tell(new ShardReplica.Digest(digest.below(), digest.replyTo()));
     }
     return this;
   }

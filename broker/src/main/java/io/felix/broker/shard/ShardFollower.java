@@ -85,6 +85,10 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
           d.replyTo().tell(ctx.status(role(), false));
           return this;
         })
+        .onMessage(ShardReplica.Digest.class, d -> {
+          ShardReplica.digest(ctx, d);
+          return this;
+        })
         .onMessage(ShardReplica.LogFailed.class, f -> f.log() == ctx.log
             ? FailedReplica.afterRunFailed(ctx, assignment, f.cause()) : this)
         .onMessage(ShardReplica.Retire.class, r -> ShardReplica.retire(ctx, r))

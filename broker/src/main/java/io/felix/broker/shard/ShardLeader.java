@@ -126,6 +126,10 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
           d.replyTo().tell(status());
           return this;
         })
+        .onMessage(ShardReplica.Digest.class, d -> {
+          ShardReplica.digest(ctx, d);
+          return this;
+        })
         .onMessage(ShardReplica.LogFailed.class, this::onLogFailed)
         .onMessage(ShardReplica.Retire.class, r -> {
           pending.failAll("replica " + ctx.id + " was retired from this broker");

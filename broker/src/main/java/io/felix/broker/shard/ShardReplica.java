@@ -5,6 +5,7 @@ import io.felix.broker.assignment.ShardAssignment;
 import io.felix.broker.assignment.ShardId;
 import io.felix.protocol.Errors;
 import io.felix.broker.log.FlushScheduler;
+import io.felix.broker.log.LogDigest;
 import io.felix.broker.log.LogSettings;
 import io.felix.broker.log.ReplicaMetadata;
 import io.felix.broker.log.ReplicaState;
@@ -22,8 +23,10 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 
@@ -41,7 +44,7 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
  */
 public final class ShardReplica {
 
-  public sealed interface Command permits Assign, Fence, Describe, ClientProduce, ClientFetch, FollowerFetch,
+  public sealed interface Command permits Assign, Fence, Describe, Digest, ClientProduce, ClientFetch, FollowerFetch,
       FetchResultArrived, Stored, Tick, Retire, LogFailed, CacheRead {}
 
   /** The shard's current assignment (role, leader, epoch, replica set) from the newest table. */
@@ -51,6 +54,9 @@ public final class ShardReplica {
   public record Fence(long newEpoch, ActorRef<ReplicaStatus> replyTo) implements Command {}
 
   public record Describe(ActorRef<ReplicaStatus> replyTo) implements Command {}
+
+  /** DigestReplica: the digest of the log's batches below {@code below}, whatever the role ({@link #digest}). */
+  public record Digest(long below, ActorRef<ReplicaDigest> replyTo) implements Command {}
 
   /**
    * A cache read (Get, MultiGet) of {@code keys} of this shard, answered by its leader with a MultiGetResponse from
@@ -174,6 +180,26 @@ public final class ShardReplica {
     } catch (Exception ignored) {
       // closed twice or failed: nothing more to release
     }
+  }
+
+  /**
+   * Answers a {@link Digest} from a blocking-IO thread: it reads the whole log below the offset (an on-demand
+   * diagnostic, but a log may be gigabytes), which the actor's other messages must not wait for; reads are safe
+   * from any thread (see {@link ShardLog}). A stream's replicas digest whole batches, a cache's only the header
+   * fields its compaction keeps ({@link LogDigest.Scope}).
+   */
+  static void digest(ReplicaContext ctx, Digest d) {
+    LogDigest.Scope scope = ctx.registry.table().streamConfig(ctx.id.stream()).forCache()
+        ? LogDigest.Scope.BATCH_HEADERS : LogDigest.Scope.WHOLE_BATCHES;
+    ShardLog log = ctx.log;
+    ShardId id = ctx.id;
+    int brokerId = ctx.brokerId;
+    Executor blocking = ctx.actor.getSystem().dispatchers().lookup(DispatcherSelector.blocking());
+    CompletableFuture.supplyAsync(() -> ReplicaDigest.of(id, brokerId, LogDigest.of(log, d.below(), scope)), blocking)
+        .exceptionally(failure -> ReplicaDigest.without(id, brokerId, ReplicaDigest.Outcome.UNREADABLE,
+            "its log could not be digested below " + d.below() + ": "
+                + (failure.getCause() != null ? failure.getCause() : failure).getMessage()))
+        .thenAccept(d.replyTo()::tell);
   }
 
   /** The answer a non-leader gives a follower's fetch. */

@@ -221,7 +221,7 @@ class AdminApiErrorsTest {
     Reply document = cluster.get(via, "/v1/openapi.json");
     assertEquals(200, document.status());
     JsonNode paths = document.json().get("paths");
-    assertEquals(23, paths.size(), "every path of AdminRoutes: " + paths);
+    assertEquals(24, paths.size(), "every path of AdminRoutes: " + paths);
     int operations = 0;
     for (var it = paths.fields(); it.hasNext(); ) {
       var entry = it.next();
@@ -243,7 +243,7 @@ class AdminApiErrorsTest {
             method + " " + path + " answered " + reply.status() + ", not documented: " + operation.get("responses"));
       }
     }
-    assertEquals(33, operations);
+    assertEquals(34, operations);
     assertEquals(false, cluster.get(via, "/v1/placement").json().get("paused").asBoolean(), "resumed last");
   }
 

@@ -23,7 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
  * rolling restart is left out for time (three restarts one after another); the long runs in the README have it.
  * Where iptables can be run, one partition round too (a leader cut off from its followers' replication ports).
  * Every round's cache writer must have puts acknowledged and every key read back must show its latest acknowledged
- * put or a later one.
+ * put or a later one. After every round every replica of the stream and the cache must digest its log below its
+ * leader's commit offset like the others, and each live broker lead its share of the stream's shards again.
  */
 @Tag("process")
 @Timeout(value = 12, unit = java.util.concurrent.TimeUnit.MINUTES) // hung brokers fail the test, never stall CI
@@ -59,6 +60,7 @@ class ChaosProcessTest {
       assertTrue(row.cachePuts() > 0, table.render()); // the cache writer ran through every fault
       assertEquals(0, row.cacheKeysLost(), table.render());
       assertEquals(0, row.cacheKeysCorrupt(), table.render());
+      assertEquals(0, row.diverged(), table.render()); // every replica holds its leader's log below the commit offset
     }
     assertEquals(0, ChaosCommand.exitStatus(table), table.rounds() + "\n" + table.render());
   }

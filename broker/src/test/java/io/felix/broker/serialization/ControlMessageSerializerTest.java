@@ -43,6 +43,8 @@ import io.felix.broker.security.ResourceType;
 import io.felix.broker.security.SecurityEvent;
 import io.felix.broker.security.SecurityHolder;
 import io.felix.protocol.scram.ScramCredential;
+import io.felix.broker.log.LogDigest;
+import io.felix.broker.shard.ReplicaDigest;
 import io.felix.broker.shard.ReplicaDirectory;
 import io.felix.broker.shard.NotServingReason;
 import io.felix.broker.shard.ReplicaRole;
@@ -140,6 +142,7 @@ class ControlMessageSerializerTest {
   @Test
   void everyMessageCrossingArteryRoundTripsThroughTheProtobufSerializer() throws Exception {
     ActorRef<ReplicaStatus> statusTo = kit.<ReplicaStatus>createTestProbe().ref();
+    ActorRef<ReplicaDigest> digestTo = kit.<ReplicaDigest>createTestProbe().ref();
     ActorRef<ControlReply> replyTo = kit.<ControlReply>createTestProbe().ref();
     ActorRef<ControlView> viewTo = kit.<ControlView>createTestProbe().ref();
     ActorRef<AssignmentTable> tableTo = kit.<AssignmentTable>createTestProbe().ref();
@@ -153,6 +156,8 @@ class ControlMessageSerializerTest {
         new ReplicaDirectory.ApplyAssignments(table),
         new ReplicaDirectory.FenceShard(ORDERS_0, 10, statusTo),
         new ReplicaDirectory.DescribeReplica(CLICKS_7, statusTo),
+        new ReplicaDirectory.DigestReplica(ORDERS_0, 12_000, digestTo),
+        ReplicaDigest.of(ORDERS_0, 3, new LogDigest(12_000, 0, 12_345, 12_000, 480, 0xF00DCAFEL)),
         new ReplicaStatus(ORDERS_0, 3, true, ReplicaRole.FOLLOWER, 9, 12_345, 12_000, false, true, 10),
         table,
         new AssignmentHolder.Publish(table),
@@ -216,6 +221,21 @@ class ControlMessageSerializerTest {
     assertEquals(notHosted, roundTrip(notHosted));
     assertEquals(List.of("leader", "follower", "learner", "fenced", "none", "failed"),
         Arrays.stream(ReplicaRole.values()).map(ReplicaRole::wireName).toList());
+  }
+
+  @Test
+  void aReplicaDigestRoundTripsWithEveryOutcome() throws Exception {
+    List<ReplicaDigest> digests = List.of(
+        ReplicaDigest.of(CLICKS_7, 1, new LogDigest(500, 100, 700, 498, 31, 0xFFFFFFFFL)),
+        ReplicaDigest.of(CLICKS_7, 2, new LogDigest(500, 100, 420, -1, 0, 0)),
+        ReplicaDigest.without(CLICKS_7, 3, ReplicaDigest.Outcome.NOT_HOSTED, "broker 3 hosts no replica"),
+        ReplicaDigest.without(CLICKS_7, 4, ReplicaDigest.Outcome.FAILED, "disk full"),
+        ReplicaDigest.without(CLICKS_7, 5, ReplicaDigest.Outcome.UNREADABLE, "offset 0 is outside the log"));
+    assertEquals(Set.of(ReplicaDigest.Outcome.values()),
+        digests.stream().map(ReplicaDigest::outcome).collect(Collectors.toSet()));
+    for (ReplicaDigest digest : digests) {
+      assertEquals(digest, roundTrip(digest));
+    }
   }
 
   @Test

@@ -157,6 +157,82 @@ final class ChaosCluster {
     }
   }
 
+  /**
+   * Waits until every live, non-draining broker leads at least its share of the stream's shards (shards / such
+   * brokers, rounded down): a broker that came back, was drained and undrained, or lost its leaders to a failover
+   * gets leaders back from the singleton's rebalancing. Returns how long that took; throws naming a broker short of
+   * its share at the bound.
+   */
+  Duration awaitLeaderShare(Duration timeout) throws IOException, InterruptedException {
+    long start = System.nanoTime();
+    String shortOfShare;
+    while ((shortOfShare = belowLeaderShare()) != null) {
+      if (System.nanoTime() - start > timeout.toNanos()) {
+        throw new IOException(shortOfShare + " " + timeout.toSeconds() + " s after the cluster was whole");
+      }
+      Thread.sleep(POLL.toMillis());
+    }
+    return Duration.ofNanos(System.nanoTime() - start);
+  }
+
+  /** A live, non-draining broker leading fewer than its share of the stream's shards, or null. */
+  private String belowLeaderShare() throws InterruptedException {
+    try {
+      Map<Integer, Integer> leaders = leaders();
+      List<Integer> live = new ArrayList<>();
+      for (JsonNode broker : JSON.readTree(anyAdmin().getOk("/v1/brokers"))) {
+        if ("live".equals(broker.path("state").asText())) {
+          live.add(broker.path("id").asInt());
+        }
+      }
+      if (live.isEmpty()) {
+        return "the singleton lists no live broker";
+      }
+      int share = leaders.size() / live.size();
+      Map<Integer, Integer> led = new TreeMap<>();
+      live.forEach(b -> led.put(b, 0));
+      leaders.values().forEach(b -> led.computeIfPresent(b, (broker, n) -> n + 1));
+      for (Map.Entry<Integer, Integer> e : led.entrySet()) {
+        if (e.getValue() < share) {
+          return "broker " + e.getKey() + " leads " + e.getValue() + " of the " + leaders.size() + " shards of "
+              + stream + ", fewer than its share " + share + " (leaders by broker " + led + ")";
+        }
+      }
+      return null;
+    } catch (IOException e) {
+      return "asking who leads failed: " + e.getMessage();
+    }
+  }
+
+  /**
+   * Waits until every replica of every shard of {@code streams} has digested its log below its leader's commit
+   * offset (GET /v1/streams/{name}/replica-digests), or the bound passes; returns the last verdict, which names
+   * diverged shards, and shards still without a digest on every replica at the bound.
+   */
+  ReplicaDigestCheck.Verdict awaitReplicaDigests(List<String> streams, Duration timeout)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (true) {
+      ReplicaDigestCheck.Verdict verdict = ReplicaDigestCheck.Verdict.AGREED;
+      for (String name : streams) {
+        verdict = verdict.plus(replicaDigests(name));
+      }
+      if (verdict.settled() || System.nanoTime() > deadline) {
+        return verdict;
+      }
+      Thread.sleep(POLL.toMillis());
+    }
+  }
+
+  private ReplicaDigestCheck.Verdict replicaDigests(String name) throws InterruptedException {
+    try {
+      return ReplicaDigestCheck.check(JSON.readTree(anyAdmin().getOk("/v1/streams/" + name + "/replica-digests")));
+    } catch (IOException e) {
+      return new ReplicaDigestCheck.Verdict(List.of(), List.of(new ReplicaDigestCheck.Shard(name, -1,
+          "GET /v1/streams/" + name + "/replica-digests failed: " + e.getMessage())));
+    }
+  }
+
   /** The admin API of the first broker that answers GET /health. */
   AdminClient anyAdmin() throws IOException, InterruptedException {
     for (int b = 0; b < brokers(); b++) {

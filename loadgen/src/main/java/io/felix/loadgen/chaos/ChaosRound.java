@@ -16,12 +16,18 @@ import java.util.concurrent.FutureTask;
  * One round: ledgered producers run at a steady rate; the nemesis injects one fault; the round times how long
  * until every shard is writable, waits until the cluster is whole again, stops the producers and reads the
  * whole stream back against their ledger. A cache writer runs beside the producers through the fault; once it is
- * stopped, every key of the cache is read back against its ledger.
+ * stopped, every key of the cache is read back against its ledger. Then every replica of the stream and the cache
+ * must hold its leader's log below the commit offset ({@link ReplicaDigestCheck}). Whole means every broker ready and
+ * live, and each live one leading its share of the stream's shards again.
  */
 final class ChaosRound {
   /** Load before the fault, so that it hits records in flight, and after the cluster is whole again. */
   private static final Duration STEADY = Duration.ofSeconds(3);
   private static final Duration WHOLE_TIMEOUT = Duration.ofSeconds(180);
+  /** How long a whole cluster has to give each live broker its share of leaders back (rebalancing moves one by one). */
+  private static final Duration LEADER_SHARE_TIMEOUT = Duration.ofSeconds(60);
+  /** How long every replica has, once the round is over, to have its log up to its leader's commit offset. */
+  private static final Duration DIGEST_TIMEOUT = Duration.ofSeconds(30);
 
   private final ChaosCluster cluster;
   private final Nemesis nemesis;
@@ -42,16 +48,17 @@ final class ChaosRound {
     ProduceRun load = ProduceRun.steady(bootstrap, cluster.stream(), options.rate(), options.producers());
     FutureTask<Summary> producing = new FutureTask<>(load::produce);
     new Thread(producing, "chaos-load").start();
+    RoundResult round;
     try (CacheWriter cacheWriter = new CacheWriter(bootstrap, ChaosRun.CACHE, cacheLedger)) {
       cacheWriter.start();
-      RoundResult round;
       try {
         round = fault(kind);
       } finally {
         load.stop();
       }
-      return verifyStream(checkCache(round, cacheWriter), producing);
+      round = verifyStream(checkCache(round, cacheWriter), producing);
     }
+    return checkReplicas(round);
   }
 
   /** Injects the fault under load and waits until every shard is writable and the cluster whole again. */
@@ -73,11 +80,14 @@ final class ChaosRound {
         failure = "shards " + writability.notWritable() + " not writable " + WHOLE_TIMEOUT.toSeconds() + " s on";
       }
       cluster.awaitWhole(WHOLE_TIMEOUT);
+      Duration toLeaderShare = cluster.awaitLeaderShare(LEADER_SHARE_TIMEOUT);
+      what += String.format("; every broker led its share again %.1f s after the cluster was whole",
+          toLeaderShare.toMillis() / 1000.0);
       Thread.sleep(STEADY.toMillis());
     } catch (IOException e) {
       failure = e.getMessage();
     }
-    return new RoundResult(kind, what, 0, 0, 0, 0, timeToWritable, writableInTime, CacheFigures.NONE, failure);
+    return new RoundResult(kind, what, 0, 0, 0, 0, timeToWritable, writableInTime, CacheFigures.NONE, 0, failure);
   }
 
   /** The round with the cache's figures: the writer stopped, every put answered, every key read back. */
@@ -120,6 +130,19 @@ final class ChaosRound {
       return round.withStream(summary.acked(), 0, 0, 0, "reading the stream back failed: "
           + unreadable.getMessage());
     }
+  }
+
+  /**
+   * The round with its replica check: with the producers and the cache writer stopped, every replica of every shard
+   * of the stream and the cache must hold its leader's log below the commit offset (the same digest), within the
+   * bound.
+   */
+  private RoundResult checkReplicas(RoundResult round) throws InterruptedException {
+    ReplicaDigestCheck.Verdict verdict =
+        cluster.awaitReplicaDigests(List.of(cluster.stream(), ChaosRun.CACHE), DIGEST_TIMEOUT);
+    String problem = verdict.problem();
+    return round.withReplicas(verdict.diverged().size(), problem == null ? null
+        : "replica check" + (verdict.settled() ? "" : " " + DIGEST_TIMEOUT.toSeconds() + " s on") + ": " + problem);
   }
 
   static String join(String first, String second) {

@@ -15,13 +15,14 @@ public final class ChaosTable {
    * @param cachePuts cache puts acknowledged over the rounds
    * @param cacheKeysLost over the rounds, keys whose acknowledged cache put was not visible ({@link CacheFigures})
    * @param cacheKeysCorrupt over the rounds, keys showing a value nobody put for them
+   * @param diverged over the rounds, shards whose replicas' logs differed below the commit offset
    * @param worstTimeToWritable the longest time to writable over the rounds, late ones included
    * @param notWritableInTime rounds in which some shard was not writable within the bound
    * @param failed rounds that failed for any reason (counts, bound, or a broker not coming back)
    */
   public record Row(FaultKind kind, int rounds, long acknowledged, long lost, long duplicated, long disordered,
-      long cachePuts, long cacheKeysLost, long cacheKeysCorrupt, Duration worstTimeToWritable, int notWritableInTime,
-      int failed) {}
+      long cachePuts, long cacheKeysLost, long cacheKeysCorrupt, long diverged, Duration worstTimeToWritable,
+      int notWritableInTime, int failed) {}
 
   private final List<RoundResult> rounds = new ArrayList<>();
 
@@ -46,6 +47,7 @@ public final class ChaosTable {
         list.stream().mapToLong(r -> r.cache().acknowledged()).sum(),
         list.stream().mapToLong(r -> r.cache().keysLost()).sum(),
         list.stream().mapToLong(r -> r.cache().keysCorrupt()).sum(),
+        list.stream().mapToLong(RoundResult::diverged).sum(),
         list.stream().map(RoundResult::timeToWritable)
             .max(Duration::compareTo).orElse(Duration.ZERO),
         (int) list.stream().filter(r -> !r.writableInTime()).count(),
@@ -58,17 +60,20 @@ public final class ChaosTable {
     return !rounds.isEmpty() && rounds.stream().allMatch(RoundResult::ok);
   }
 
-  /** The table as text, a header line and one line per fault kind (the stream's figures, then the cache's). */
+  /**
+   * The table as text, a header line and one line per fault kind (the stream's figures, the cache's, then the
+   * shards whose replicas diverged).
+   */
   public String render() {
-    StringBuilder b = new StringBuilder(String.format("%-20s %6s %12s %6s %10s %10s %10s %9s %12s %17s %10s%n",
+    StringBuilder b = new StringBuilder(String.format("%-20s %6s %12s %6s %10s %10s %10s %9s %12s %8s %17s %10s%n",
         "fault", "rounds", "acknowledged", "lost", "duplicated", "disordered", "cache puts", "keys lost",
-        "keys corrupt", "worst writable s", "failed"));
+        "keys corrupt", "diverged", "worst writable s", "failed"));
     for (Row r : rows()) {
       String worst = String.format("%.1f", r.worstTimeToWritable().toMillis() / 1000.0)
           + (r.notWritableInTime() > 0 ? " (" + r.notWritableInTime() + " late)" : "");
-      b.append(String.format("%-20s %6d %12d %6d %10d %10d %10d %9d %12d %17s %10d%n", r.kind().wireName(),
+      b.append(String.format("%-20s %6d %12d %6d %10d %10d %10d %9d %12d %8d %17s %10d%n", r.kind().wireName(),
           r.rounds(), r.acknowledged(), r.lost(), r.duplicated(), r.disordered(), r.cachePuts(), r.cacheKeysLost(),
-          r.cacheKeysCorrupt(), worst, r.failed()));
+          r.cacheKeysCorrupt(), r.diverged(), worst, r.failed()));
     }
     return b.toString();
   }

@@ -19,7 +19,7 @@ class ChaosCommandTest {
 
   private static RoundResult clean(FaultKind kind, long acked, long writableMillis) {
     return new RoundResult(kind, "test", acked, 0, 0, 0, Duration.ofMillis(writableMillis), true,
-        new CacheFigures(acked / 10, 0, 0, null), null);
+        new CacheFigures(acked / 10, 0, 0, null), 0, null);
   }
 
   @Test
@@ -31,18 +31,18 @@ class ChaosCommandTest {
     table.add(clean(FaultKind.KILL_LEADER, 30, 3_000));
 
     assertEquals(List.of(
-            new ChaosTable.Row(FaultKind.KILL_LEADER, 2, 80, 0, 0, 0, 8, 0, 0, Duration.ofMillis(4_000), 0, 0),
-            new ChaosTable.Row(FaultKind.KILL_ALL, 2, 170, 0, 0, 0, 17, 0, 0, Duration.ofMillis(19_500), 0, 0)),
+            new ChaosTable.Row(FaultKind.KILL_LEADER, 2, 80, 0, 0, 0, 8, 0, 0, 0, Duration.ofMillis(4_000), 0, 0),
+            new ChaosTable.Row(FaultKind.KILL_ALL, 2, 170, 0, 0, 0, 17, 0, 0, 0, Duration.ofMillis(19_500), 0, 0)),
         table.rows());
     assertTrue(table.ok());
     assertEquals(0, ChaosCommand.exitStatus(table));
     assertEquals(String.join("\n",
             "fault                rounds acknowledged   lost duplicated disordered cache puts keys lost keys corrupt"
-                + "  worst writable s     failed",
+                + " diverged  worst writable s     failed",
             "kill-leader               2           80      0          0          0          8         0            0"
-                + "               4.0          0",
+                + "        0               4.0          0",
             "kill-all                  2          170      0          0          0         17         0            0"
-                + "              19.5          0",
+                + "        0              19.5          0",
             ""),
         table.render());
   }
@@ -52,10 +52,10 @@ class ChaosCommandTest {
     ChaosTable table = new ChaosTable();
     table.add(clean(FaultKind.REPLACE_DISK, 100, 1_000));
     table.add(new RoundResult(FaultKind.REPLACE_DISK, "test", 90, 3, 2, 0, Duration.ofMillis(2_000), true,
-        CacheFigures.NONE, null));
+        CacheFigures.NONE, 0, null));
 
-    assertEquals(List.of(new ChaosTable.Row(FaultKind.REPLACE_DISK, 2, 190, 3, 2, 0, 10, 0, 0, Duration.ofMillis(2_000),
-        0, 1)), table.rows());
+    assertEquals(List.of(new ChaosTable.Row(FaultKind.REPLACE_DISK, 2, 190, 3, 2, 0, 10, 0, 0, 0,
+        Duration.ofMillis(2_000), 0, 1)), table.rows());
     assertFalse(table.ok());
     assertEquals(1, ChaosCommand.exitStatus(table));
   }
@@ -65,7 +65,7 @@ class ChaosCommandTest {
     ChaosTable table = new ChaosTable();
     table.add(clean(FaultKind.PAUSE, 10, 5_000));
     table.add(new RoundResult(FaultKind.PAUSE, "test", 10, 0, 0, 0, Duration.ofMillis(41_200), false,
-        CacheFigures.NONE, null));
+        CacheFigures.NONE, 0, null));
 
     ChaosTable.Row row = table.rows().get(0);
     assertEquals(Duration.ofMillis(41_200), row.worstTimeToWritable());
@@ -78,7 +78,7 @@ class ChaosCommandTest {
   @Test
   void aRoundThatFailedOutsideTheCountsFailsTheRun() {
     ChaosTable table = new ChaosTable();
-    table.add(new RoundResult(FaultKind.RESTART_ALL, "test", 10, 0, 0, 0, Duration.ZERO, true, CacheFigures.NONE,
+    table.add(new RoundResult(FaultKind.RESTART_ALL, "test", 10, 0, 0, 0, Duration.ZERO, true, CacheFigures.NONE, 0,
         "the cluster is not whole 180 s on: brokers [2] not ready"));
     assertFalse(table.ok());
   }
@@ -115,16 +115,35 @@ class ChaosCommandTest {
   void aLostCacheKeyFailsTheRoundAndShowsInItsLineAndRow() {
     ChaosTable table = new ChaosTable();
     RoundResult round = new RoundResult(FaultKind.KILL_LEADER, "killed broker 1", 50, 0, 0, 0,
-        Duration.ofMillis(3_000), true, new CacheFigures(120, 1, 0, "k7 absent"), "cache: 1 keys lost");
+        Duration.ofMillis(3_000), true, new CacheFigures(120, 1, 0, "k7 absent"), 0, "cache: 1 keys lost");
     table.add(round);
 
     assertFalse(round.ok());
     assertEquals("round 2 kill-leader: killed broker 1; all shards writable after 3.0 s; 50 acknowledged, 0 lost,"
-        + " 0 duplicated, 0 disordered; cache 120 puts acknowledged, 1 keys lost, 0 corrupt; cache: 1 keys lost"
-        + "  FAILED", round.line(2));
-    assertEquals(List.of(new ChaosTable.Row(FaultKind.KILL_LEADER, 1, 50, 0, 0, 0, 120, 1, 0, Duration.ofMillis(3_000),
-        0, 1)), table.rows());
+        + " 0 duplicated, 0 disordered; cache 120 puts acknowledged, 1 keys lost, 0 corrupt; 0 shards diverged;"
+        + " cache: 1 keys lost  FAILED", round.line(2));
+    assertEquals(List.of(new ChaosTable.Row(FaultKind.KILL_LEADER, 1, 50, 0, 0, 0, 120, 1, 0, 0,
+        Duration.ofMillis(3_000), 0, 1)), table.rows());
     assertFalse(table.ok());
+  }
+
+  @Test
+  void aShardWhoseReplicasDivergedFailsTheRoundAndShowsInItsLineAndRow() {
+    ChaosTable table = new ChaosTable();
+    table.add(clean(FaultKind.REPLACE_DISK, 100, 1_000));
+    RoundResult round = clean(FaultKind.REPLACE_DISK, 40, 2_000).withReplicas(1,
+        "replica check: 1 shard(s) diverged: chaos/4 below commit offset 150 (leader 0): broker 0 0..150 in 20"
+            + " batches, digest 1a2b3c4d, broker 1 0..150 in 20 batches, digest deadbeef");
+    table.add(round);
+
+    assertFalse(round.ok());
+    assertTrue(round.line(2).contains("; 1 shards diverged; replica check: 1 shard(s) diverged: chaos/4 below commit"
+        + " offset 150"), round.line(2));
+    assertEquals(1, table.rows().get(0).diverged());
+    assertEquals(1, table.rows().get(0).failed());
+    assertTrue(table.render().contains("            0        1 "), table.render());
+    assertFalse(table.ok());
+    assertEquals(1, ChaosCommand.exitStatus(table));
   }
 
   private static Optional<FelixCache.Entry> entry(byte[] value, long offset) {

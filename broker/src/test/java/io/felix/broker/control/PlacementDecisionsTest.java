@@ -42,19 +42,20 @@ class PlacementDecisionsTest {
   @Test
   void newTwelveShardStreamIsPlacedFourFourFourAtEpochOne() {
     Decision decision = decisions.createStream(threeBrokers(), Set.of(0, 1, 2), "perf-quorum", 12, 3);
-    assertEquals(13, decision.events().size());
+    assertEquals(1, decision.events().size(), "one event, with every shard's placement");
     StreamCreated created = (StreamCreated) decision.events().get(0);
-    assertEquals(new StreamCreated("perf-quorum", 12, 3, created.incarnation()), created);
+    assertEquals(new StreamCreated("perf-quorum", 12, 3, created.incarnation(), null, created.placed()), created);
+    assertEquals(12, created.placed().size());
     assertNotEquals(ShardAssignment.legacyIncarnation("perf-quorum"), created.incarnation(), "a fresh incarnation");
     ControlState state = replay(threeBrokers(), decision.events());
     for (int broker = 0; broker < 3; broker++) {
       assertEquals(4, state.leadersOn(broker), "broker " + broker);
       assertEquals(12, state.replicasOn(broker));
     }
-    for (PlacementEvent event : decision.events().subList(1, 13)) {
-      assertEquals(1, ((ShardPlaced) event).epoch());
+    for (ShardPlaced placed : created.placed()) {
+      assertEquals(1, placed.epoch());
     }
-    assertEquals(3 + 13, state.tableVersion());
+    assertEquals(3 + 1, state.tableVersion(), "one new table for the whole stream");
     assertEquals(12, state.table().shards().size());
   }
 

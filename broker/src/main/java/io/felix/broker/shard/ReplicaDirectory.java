@@ -28,6 +28,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -126,6 +127,10 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
   private static final Duration RESPAWN_BACKOFF = Duration.ofSeconds(1);
   /** False until the first table is applied: that one decides which logs left on disk are stale. */
   private boolean appliedSinceStart;
+
+  /** Where replica actors run: not the default dispatcher (see pekko.felix-replica-dispatcher in reference.conf). */
+  private static final DispatcherSelector REPLICA_DISPATCHER =
+      DispatcherSelector.fromConfig("pekko.felix-replica-dispatcher");
 
   /** What {@link #directoryName} produces: a URL-encoded stream name, a dash, a shard number. */
   private static final Pattern REPLICA_DIRECTORY = Pattern.compile("[A-Za-z0-9._*%+-]+-[0-9]+");
@@ -229,7 +234,7 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
     quarantineIfOtherIncarnation(a);
     ActorRef<ShardReplica.Command> replica = getContext().spawn(ShardReplica.create(a, brokerId,
         dataDir.resolve(directoryName(a.id())), logSettings, flusher, transport, settings, registry),
-        "replica-" + directoryName(a.id()) + "-" + (++spawned));
+        "replica-" + directoryName(a.id()) + "-" + (++spawned), REPLICA_DISPATCHER);
     getContext().watchWith(replica, new ReplicaStopped(a.id(), replica));
     replicas.put(a.id(), replica);
     registry.put(a.id(), replica);

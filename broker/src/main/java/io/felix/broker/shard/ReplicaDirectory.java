@@ -128,9 +128,9 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
   /** False until the first table is applied: that one decides which logs left on disk are stale. */
   private boolean appliedSinceStart;
 
-  /** Where replica actors run: not the default dispatcher (see pekko.felix-replica-dispatcher in reference.conf). */
+  /** Where replica actors run: not the default dispatcher (see felix.replica-dispatcher in reference.conf). */
   private static final DispatcherSelector REPLICA_DISPATCHER =
-      DispatcherSelector.fromConfig("pekko.felix-replica-dispatcher");
+      DispatcherSelector.fromConfig("felix.replica-dispatcher");
 
   /** What {@link #directoryName} produces: a URL-encoded stream name, a dash, a shard number. */
   private static final Pattern REPLICA_DIRECTORY = Pattern.compile("[A-Za-z0-9._*%+-]+-[0-9]+");

@@ -536,6 +536,11 @@ final class Segment {
     if (sealed) {
       index = null;
     }
+    closeChannel();
+  }
+
+  /** Closes the descriptor only (a segment just sealed: fsynced, and read again only by readers catching up). */
+  synchronized void closeChannel() throws IOException {
     FileChannel ch = channel;
     channel = null;
     if (ch != null) {

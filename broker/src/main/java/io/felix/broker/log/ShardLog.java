@@ -341,7 +341,9 @@ public final class ShardLog implements AutoCloseable {
       Segment next = Segment.create(dir, end, settings.indexIntervalBytes());
       CheckpointFile.forceDirectory(dir);
       segments.put(end, next);
+      Segment sealed = active;
       active = next;
+      sealed.closeChannel(); // fsynced above; a reader opens it again
     }
     waiters.completeReached();
     ProducerSnapshot.write(dir, logEndOffset, producers);

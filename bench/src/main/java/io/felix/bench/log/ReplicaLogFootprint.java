@@ -10,6 +10,7 @@ import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -32,11 +33,12 @@ import java.util.stream.Stream;
  *
  * <pre>
  * java -Xmx512m -cp bench/target/felix-bench.jar io.felix.bench.log.ReplicaLogFootprint \
- *     [replicas=1000] [threads=8] [batches=1] [dir=java.io.tmpdir] [idleSeconds=0]
+ *     [replicas=1000] [threads=8] [batches=1] [dir=java.io.tmpdir] [idleSeconds=0] [idleFileCloseSeconds=60]
  * </pre>
  *
  * With {@code idleSeconds > 0} it waits that long after the appends and counts again: with
- * {@code felix.log.idle-file-close} below that wait, the idle logs have closed their files by then.
+ * {@code idleFileCloseSeconds} ({@code felix.log.idle-file-close}) below that wait, the idle logs have closed their
+ * files by then.
  */
 public final class ReplicaLogFootprint {
 
@@ -55,9 +57,12 @@ public final class ReplicaLogFootprint {
     int threads = Integer.parseInt(opts.getOrDefault("threads", "8"));
     int batches = Integer.parseInt(opts.getOrDefault("batches", "1"));
     long idleSeconds = Long.parseLong(opts.getOrDefault("idleSeconds", "0"));
+    long idleClose = Long.parseLong(opts.getOrDefault("idleFileCloseSeconds", "60"));
     Path root = Files.createTempDirectory(Path.of(opts.getOrDefault("dir", System.getProperty("java.io.tmpdir"))),
         "felix-footprint");
-    LogSettings settings = LogSettings.defaults();
+    LogSettings settings = LogSettings.defaults().withIdleFileClose(Duration.ofSeconds(idleClose));
+    ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger("io.felix"))
+        .setLevel(ch.qos.logback.classic.Level.WARN); // one line per log would drown the figures
     System.out.printf("replicas=%d threads=%d batches=%d dir=%s max-heap=%d MiB fd-limit=%s%n", replicas, threads,
         batches, root, Runtime.getRuntime().maxMemory() >> 20, fdLimit());
     try (FlushScheduler flusher = FlushScheduler.start(settings, "footprint-flusher")) {

@@ -54,11 +54,11 @@ import org.slf4j.LoggerFactory;
  * durable and intact.
  *
  * <h2>Recovery</h2>
- * Open verifies batches (header, CRC, offset continuity, epochs): with {@code verify-on-open = unflushed} (default)
- * only what a crash can have torn, the bytes after the recovery point, trusting everything before it (sealed
- * segments and the active segment's prefix, their indexes built when first read, their epochs taken from the epoch
- * file), so an open's time does not grow with the log: a log closed cleanly or idle opens without reading a batch;
- * with {@code all} every batch of every segment, reading the whole log. Damage at or after the recovery point is what a crash leaves (a torn
+ * Open verifies batches (header, CRC, offset continuity, epochs): with {@code verify-on-open = all} (default) every
+ * batch of every segment, reading the whole log; with {@code unflushed} only what a crash can have torn, the bytes
+ * after the recovery point, trusting everything before it (sealed segments and the active segment's prefix, their
+ * indexes built when first read, their epochs taken from the epoch file), so an open's time does not grow with the
+ * log: a log closed cleanly or idle opens without reading a batch. Damage at or after the recovery point is what a crash leaves (a torn
  * write, or pages of unflushed batches written back out of order): that batch and everything after it are dropped,
  * with a WARN line giving the bytes dropped. Damage below the recovery point is corruption of data known to be durable (acknowledged): open fails
  * with {@link CorruptLogException} so the replica is marked failed instead of serving bad data or silently

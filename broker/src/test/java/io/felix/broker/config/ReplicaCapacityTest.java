@@ -26,8 +26,8 @@ class ReplicaCapacityTest {
   @Test
   void theSmallerOfTheTwoLimitsWins() {
     ReplicaCapacity smallHeap = ReplicaCapacity.derive(OptionalLong.of(1_048_576), 1000, 256 * MIB, 0);
-    assertEquals(8_021, smallHeap.byHeap()); // (256 - 160) MiB / 12 KiB
-    assertEquals(8_021, smallHeap.replicas());
+    assertEquals(8_192, smallHeap.byHeap()); // (256 - 160) MiB / 12 KiB
+    assertEquals(8_192, smallHeap.replicas());
     ReplicaCapacity fewFiles = ReplicaCapacity.derive(OptionalLong.of(4_096), 1000, 4096 * MIB, 0);
     assertEquals(2_584, fewFiles.replicas()); // 4,096 - 1,000 - 512
   }

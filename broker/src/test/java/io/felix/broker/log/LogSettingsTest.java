@@ -20,19 +20,19 @@ class LogSettingsTest {
     assertEquals(128L * 1024 * 1024, settings.segmentBytes());
     assertEquals(LogSettings.Flush.ALWAYS, settings.flush());
     assertEquals(Duration.ofSeconds(5), settings.reopenInterval());
-    assertEquals(LogSettings.VerifyOnOpen.UNFLUSHED, settings.verifyOnOpen());
+    assertEquals(LogSettings.VerifyOnOpen.ALL, settings.verifyOnOpen());
     assertEquals(Duration.ofSeconds(60), settings.idleFileClose());
   }
 
   @Test
   void overridesAreRead() {
     LogSettings settings = LogSettings.fromConfig(withOverride(
-        "felix.log { flush = interval, flush-interval = 2s, flush-threads = 1, verify-on-open = all, "
+        "felix.log { flush = interval, flush-interval = 2s, flush-threads = 1, verify-on-open = unflushed, "
             + "idle-file-close = 0 }"));
     assertEquals(LogSettings.Flush.INTERVAL, settings.flush());
     assertEquals(Duration.ofSeconds(2), settings.flushInterval());
     assertEquals(1, settings.flushThreads());
-    assertEquals(LogSettings.VerifyOnOpen.ALL, settings.verifyOnOpen());
+    assertEquals(LogSettings.VerifyOnOpen.UNFLUSHED, settings.verifyOnOpen());
     assertEquals(Duration.ZERO, settings.idleFileClose());
   }
 

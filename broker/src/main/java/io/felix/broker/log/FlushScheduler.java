@@ -3,10 +3,13 @@ package io.felix.broker.log;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,6 +27,11 @@ import org.slf4j.LoggerFactory;
  * <p>With {@link LogSettings.Flush#ALWAYS} a request is served at once; with {@link LogSettings.Flush#INTERVAL}
  * requests wait for the next tick of the flush interval.
  *
+ * <p>It also closes the files of idle logs: every open log registers here, and a sweeper thread closes the files of
+ * each one nobody appended to or read from for {@code idle-file-close} ({@link ShardLog#closeFilesIfIdle}), only once
+ * everything appended to it is fsynced. That sweep and the fsyncs take the same per-log flush lock, so an fsync never
+ * races a close, and a log with unflushed data is never closed before its fsync.
+ *
  * <p>Threads are never interrupted: an interrupt during {@code FileChannel.force} would close the channel.
  * Waiters' callbacks run on these threads and must not block (piping to an actor is fine).
  */
@@ -40,16 +48,25 @@ public final class FlushScheduler implements AutoCloseable {
   private final CountDownLatch stopped = new CountDownLatch(1);
   private final AtomicLong fsyncs = new AtomicLong();
   private final List<Thread> threads = new ArrayList<>();
+  /** The logs open with this scheduler, for the idle sweep. */
+  private final Set<ShardLog> openLogs = ConcurrentHashMap.newKeySet();
+  private final Duration idleFileClose;
+  private final LongSupplier nanoClock;
   private volatile boolean running = true;
 
-  private FlushScheduler(LogSettings settings, String name) {
+  private FlushScheduler(LogSettings settings, String name, LongSupplier nanoClock) {
     this.mode = settings.flush();
     this.interval = settings.flushInterval();
+    this.idleFileClose = settings.idleFileClose();
+    this.nanoClock = nanoClock;
     for (int i = 0; i < settings.flushThreads(); i++) {
       threads.add(daemon(this::serve, name + "-" + i));
     }
     if (mode == LogSettings.Flush.INTERVAL) {
       threads.add(daemon(this::tick, name + "-tick"));
+    }
+    if (!idleFileClose.isZero()) {
+      threads.add(daemon(this::sweepIdle, name + "-idle"));
     }
   }
 
@@ -61,9 +78,67 @@ public final class FlushScheduler implements AutoCloseable {
 
   /** Starts the flusher threads for the given settings' flush mode. */
   public static FlushScheduler start(LogSettings settings, String threadName) {
-    FlushScheduler scheduler = new FlushScheduler(settings, threadName);
+    return start(settings, threadName, System::nanoTime);
+  }
+
+  /** As {@link #start(LogSettings, String)}, with the clock the idle close measures idleness by (tests). */
+  public static FlushScheduler start(LogSettings settings, String threadName, LongSupplier nanoClock) {
+    FlushScheduler scheduler = new FlushScheduler(settings, threadName, nanoClock);
     scheduler.threads.forEach(Thread::start);
     return scheduler;
+  }
+
+  /** The clock of the logs' last use (nanoseconds, monotonic). */
+  LongSupplier nanoClock() {
+    return nanoClock;
+  }
+
+  void register(ShardLog log) {
+    openLogs.add(log);
+  }
+
+  void unregister(ShardLog log) {
+    openLogs.remove(log);
+  }
+
+  /**
+   * Closes the files of every registered log idle for {@code idle-file-close} (see {@link ShardLog#closeFilesIfIdle});
+   * the sweeper thread calls it every quarter of that time, at most every 10 s. Returns how many logs it closed.
+   */
+  public int closeIdleFiles() {
+    if (idleFileClose.isZero()) {
+      return 0;
+    }
+    long now = nanoClock.getAsLong();
+    long idle = idleFileClose.toNanos();
+    int closedNow = 0;
+    for (ShardLog log : openLogs) {
+      closedNow += log.closeFilesIfIdle(now, idle) ? 1 : 0;
+    }
+    return closedNow;
+  }
+
+  /** Logs open with this scheduler. */
+  public int openLogs() {
+    return openLogs.size();
+  }
+
+  private void sweepIdle() {
+    long every = Math.max(1, Math.min(idleFileClose.toNanos() / 4, TimeUnit.SECONDS.toNanos(10)));
+    try {
+      while (!stopped.await(every, TimeUnit.NANOSECONDS)) {
+        try {
+          int closedNow = closeIdleFiles();
+          if (closedNow > 0) {
+            log.debug("Closed the files of {} log(s) idle for {}", closedNow, idleFileClose);
+          }
+        } catch (RuntimeException e) {
+          log.error("Closing the files of idle logs failed unexpectedly; the sweep goes on", e);
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   /**
@@ -129,7 +204,7 @@ public final class FlushScheduler implements AutoCloseable {
     stopped.countDown();
     try {
       for (Thread thread : threads) {
-        if (thread.getName().endsWith("-tick")) {
+        if (thread.getName().endsWith("-tick") || thread.getName().endsWith("-idle")) {
           thread.join(TimeUnit.SECONDS.toMillis(30));
         }
       }

@@ -42,63 +42,104 @@ final class LogRecovery {
 
   private void recover() throws IOException {
     long started = System.nanoTime();
-    long recoveryPoint = readRecoveryPoint();
+    RecoveryPoint recoveryPoint = readRecoveryPoint();
     List<SegmentName> names = listSegments();
     if (names.isEmpty()) {
-      if (recoveryPoint > 0) {
-        throw corrupt("no segment files, but records up to " + recoveryPoint + " were durable (recovery point)");
+      if (recoveryPoint.offset() > 0) {
+        throw corrupt("no segment files, but records up to " + recoveryPoint.offset()
+            + " were durable (recovery point)");
       }
-      opened.add(Segment.create(dir, 0, indexInterval));
-      CheckpointFile.forceDirectory(dir);
+      // A new log: its first segment's file is created by its first append.
+      opened.add(Segment.withoutFile(dir, 0, indexInterval));
       shardLog.recovered(opened, 0, recoveryPoint);
-      rewriteEpochsIfStale();
+      rewriteEpochsIfStale(readPersistedEpochs());
       return;
     }
     EpochIndex epochs = shardLog.epochs();
+    List<EpochStart> persistedEpochs = readPersistedEpochs();
     long expected = names.get(0).baseOffset();
-    long epoch = -1;
-    int sealed = trustedSealedSegments(names, recoveryPoint);
+    int sealed = trustedSealedSegments(names, recoveryPoint.offset(), persistedEpochs);
     for (int i = 0; i < sealed; i++) {
       long next = names.get(i + 1).baseOffset();
-      Segment segment = Segment.openSealed(dir, names.get(i), indexInterval, next);
+      Segment segment = Segment.trustedSealed(dir, names.get(i), indexInterval, next);
       if (segment == null) {
         throw corrupt("sealed segment " + names.get(i) + " does not hold offsets [" + expected + ", " + next + ")");
       }
       opened.add(segment);
-      if (segment.indexRebuilt()) {
+      if (!Segment.indexFileLooksUsable(dir, names.get(i))) {
+        // Without a usable index file the headers must chain; checked (and the index written back) before serving.
+        if (!segment.indexNow()) {
+          throw corrupt("sealed segment " + names.get(i) + " does not hold offsets [" + expected + ", " + next + ")");
+        }
         segment.writeIndexFile();
         indexRebuilt = true;
       }
       expected = next;
     }
-    epoch = epochs.lastEpoch();
+    long epoch = epochs.lastEpoch();
+    int trustedPrefixSegments = 0;
     for (int i = sealed; i < names.size(); i++) {
       SegmentName name = names.get(i);
       if (name.baseOffset() != expected) {
-        damaged(names, i, 0, expected, recoveryPoint, true,
+        damaged(names, i, 0, expected, recoveryPoint.offset(), true,
             "segment starts at offset " + name.baseOffset() + " but the previous one ends at " + expected);
         break;
       }
-      Segment segment = Segment.open(dir, name, indexInterval);
+      Segment segment = Segment.existing(dir, name, indexInterval);
       opened.add(segment);
-      Segment.Scan scan = segment.scan(expected, epoch, (base, batchEpoch) -> epochs.observe(batchEpoch, base));
+      int from = 0;
+      if (i == sealed && trustsPrefix(name, recoveryPoint, persistedEpochs)) {
+        // Below the recovery point: durable and intact. Only what a crash can have torn after it is read.
+        persistedEpochs.stream().filter(e -> e.startOffset() < recoveryPoint.offset())
+            .forEach(e -> epochs.observe(e.epoch(), e.startOffset()));
+        epoch = epochs.lastEpoch();
+        segment.trustPrefix(recoveryPoint.position(), recoveryPoint.offset());
+        from = recoveryPoint.position();
+        expected = recoveryPoint.offset();
+        trustedPrefixSegments = 1;
+        if (i == names.size() - 1 && segment.fileSize() == from) {
+          break; // nothing after the recovery point: nothing to read at all
+        }
+      }
+      Segment.Scan scan = segment.scan(from, expected, epoch, (base, batchEpoch) -> epochs.observe(batchEpoch, base));
       expected = scan.nextOffset();
       epoch = scan.lastEpoch();
       if (scan.damage() != null) {
-        damaged(names, i, scan.validBytes(), expected, recoveryPoint, false, scan.problem());
+        damaged(names, i, scan.validBytes(), expected, recoveryPoint.offset(), false, scan.problem());
         break;
       }
     }
-    if (expected < recoveryPoint) {
-      throw corrupt("the log ends at offset " + expected + " but records up to " + recoveryPoint
+    if (expected < recoveryPoint.offset()) {
+      throw corrupt("the log ends at offset " + expected + " but records up to " + recoveryPoint.offset()
           + " were durable (recovery point): segments are missing");
     }
-    long durable = makeKeptDataDurable(expected, recoveryPoint);
+    for (Segment s : opened.subList(0, opened.size() - 1)) {
+      s.sealedBelow(); // every segment but the last has its index file (written at roll, or back above)
+    }
+    RecoveryPoint durable = makeKeptDataDurable(expected, recoveryPoint);
     shardLog.recovered(opened, expected, durable);
-    rewriteEpochsIfStale();
-    log.info("Opened log {}: {} segment(s) ({} trusted as sealed), offsets [{}, {}), last epoch {}, in {} ms", dir,
-        opened.size(), sealed, names.get(0).baseOffset(), expected, epochs.lastEpoch(),
-        (System.nanoTime() - started) / 1_000_000);
+    rewriteEpochsIfStale(persistedEpochs);
+    log.debug("Opened log {}: {} segment(s) ({} trusted as sealed, {} with a trusted prefix), offsets [{}, {}), "
+        + "last epoch {}, in {} ms", dir, opened.size(), sealed, trustedPrefixSegments, names.get(0).baseOffset(),
+        expected, epochs.lastEpoch(), (System.nanoTime() - started) / 1_000_000);
+  }
+
+  /**
+   * With {@code verify-on-open = unflushed}: whether the bytes of {@code name} before the recovery point are trusted
+   * without reading them. Only when the recovery point says where it lies in this segment, and the epoch file
+   * names the epochs of the offsets before it (starting at the log's first offset, like for sealed segments).
+   */
+  private boolean trustsPrefix(SegmentName name, RecoveryPoint recoveryPoint, List<EpochStart> persistedEpochs)
+      throws IOException {
+    if (shardLog.settings().verifyOnOpen() != LogSettings.VerifyOnOpen.UNFLUSHED
+        || !recoveryPoint.locatedIn(name.baseOffset()) || recoveryPoint.offset() == name.baseOffset()) {
+      return false;
+    }
+    List<EpochStart> known = persistedEpochs.stream().filter(e -> e.startOffset() < recoveryPoint.offset()).toList();
+    if (known.isEmpty() || known.get(0).startOffset() > name.baseOffset()) {
+      return false; // the epoch of the segment's first batch is not known
+    }
+    return Files.size(name.logFile(dir)) >= recoveryPoint.position();
   }
 
   /**
@@ -107,17 +148,19 @@ final class LogRecovery {
    * about the disk. So they are fsynced, and the recovery point moved to the end (a durable write), before the log
    * answers anyone; an index file rebuilt here is made durable the same way. Returns the new recovery point.
    */
-  private long makeKeptDataDurable(long end, long recoveryPoint) throws IOException {
-    if (end > recoveryPoint) {
+  private RecoveryPoint makeKeptDataDurable(long end, RecoveryPoint recoveryPoint) throws IOException {
+    if (end > recoveryPoint.offset()) {
       for (Segment segment : opened) {
-        if (segment.nextOffset() > recoveryPoint) {
+        if (segment.nextOffset() > recoveryPoint.offset()) {
           segment.force();
         }
       }
-      shardLog.recoveryPointFile().write(Long.toString(end)); // fsyncs the file and the directory
-      log.info("Log {}: fsynced the records in [{}, {}) kept by recovery; recovery point now {}", dir, recoveryPoint,
-          end, end);
-      return end;
+      Segment last = opened.get(opened.size() - 1);
+      RecoveryPoint atEnd = new RecoveryPoint(end, last.baseOffset(), last.size());
+      shardLog.recoveryPointFile().write(atEnd.format()); // fsyncs the file and the directory
+      log.debug("Log {}: fsynced the records in [{}, {}) kept by recovery; recovery point now {}", dir,
+          recoveryPoint.offset(), end, end);
+      return atEnd;
     }
     if (indexRebuilt) {
       CheckpointFile.forceDirectory(dir);
@@ -177,7 +220,7 @@ final class LogRecovery {
    * trusted without reading their batches (never the last one). Their epochs come from the epoch file, which is
    * loaded into the log's epoch index here; without one, nothing is trusted.
    */
-  private int trustedSealedSegments(List<SegmentName> names, long recoveryPoint) throws IOException {
+  private int trustedSealedSegments(List<SegmentName> names, long recoveryPoint, List<EpochStart> persistedEpochs) {
     if (shardLog.settings().verifyOnOpen() != LogSettings.VerifyOnOpen.UNFLUSHED) {
       return 0;
     }
@@ -189,8 +232,7 @@ final class LogRecovery {
       return 0;
     }
     long scanFrom = names.get(sealed).baseOffset();
-    List<EpochStart> known = shardLog.epochs().readPersisted().stream()
-        .filter(e -> e.startOffset() < scanFrom).toList();
+    List<EpochStart> known = persistedEpochs.stream().filter(e -> e.startOffset() < scanFrom).toList();
     if (known.isEmpty() || known.get(0).startOffset() != names.get(0).baseOffset()) {
       log.info("Log {}: no usable epoch file for the sealed segments; verifying every segment", dir);
       return 0;
@@ -199,9 +241,12 @@ final class LogRecovery {
     return sealed;
   }
 
-  private void rewriteEpochsIfStale() throws IOException {
+  private List<EpochStart> readPersistedEpochs() throws IOException {
+    return shardLog.epochs().readPersisted();
+  }
+
+  private void rewriteEpochsIfStale(List<EpochStart> persisted) throws IOException {
     EpochIndex epochs = shardLog.epochs();
-    List<EpochStart> persisted = epochs.readPersisted();
     List<EpochStart> actual = epochs.entries();
     if (!persisted.equals(actual)) {
       if (!persisted.isEmpty()) {
@@ -211,13 +256,13 @@ final class LogRecovery {
     }
   }
 
-  private long readRecoveryPoint() throws IOException {
+  private RecoveryPoint readRecoveryPoint() throws IOException {
     Optional<String> text = shardLog.recoveryPointFile().read();
     if (text.isEmpty()) {
-      return 0;
+      return RecoveryPoint.NONE;
     }
     try {
-      return Long.parseLong(text.get().trim());
+      return RecoveryPoint.parse(text.get());
     } catch (NumberFormatException e) {
       // Written atomically, so garbage here is itself corruption; trust nothing below it would be unsafe.
       throw corrupt("recovery point file holds '" + text.get().trim() + "', not an offset");

@@ -16,13 +16,16 @@ import java.util.Locale;
  * @param verifyOnOpen which segments a log verifies batch by batch when it opens
  * @param reopenInterval how often a replica whose log failed (could not be opened, or a write or fsync failed)
  *     tries to open it again
+ * @param idleFileClose a log nobody appended to or read from for this long closes its files (and opens them again
+ *     on its next use); zero = never
  */
 public record LogSettings(
     long segmentBytes, int indexIntervalBytes, Flush flush, Duration flushInterval, int flushThreads,
-    VerifyOnOpen verifyOnOpen, Duration reopenInterval) {
+    VerifyOnOpen verifyOnOpen, Duration reopenInterval, Duration idleFileClose) {
   /** Positions in a segment are 32-bit. */
   public static final long MAX_SEGMENT_BYTES = Integer.MAX_VALUE;
   public static final long DEFAULT_SEGMENT_BYTES = 128L * 1024 * 1024;
+  public static final Duration DEFAULT_IDLE_FILE_CLOSE = Duration.ofSeconds(60);
 
   public enum Flush {
     /** A batch counts as stored only once fsynced; fsyncs are shared across logs (group commit). */
@@ -53,43 +56,52 @@ public record LogSettings(
     require(verifyOnOpen != null, "verify-on-open", "must be set");
     require(reopenInterval != null && !reopenInterval.isNegative() && !reopenInterval.isZero(), "reopen-interval",
         "must be a positive duration, got " + reopenInterval);
+    require(idleFileClose != null && !idleFileClose.isNegative(), "idle-file-close",
+        "must be a duration >= 0 (0 = never), got " + idleFileClose);
   }
 
   /**
    * The defaults, as in reference.conf: 128 MiB segments, an index entry every 4 KiB, flush always with 4 threads,
-   * verify every batch on open, a failed log reopened every 5 s.
+   * verify every batch on open, a failed log reopened every 5 s, files closed after 60 s idle.
    */
   public static LogSettings defaults() {
-    return new LogSettings(DEFAULT_SEGMENT_BYTES, 4096, Flush.ALWAYS, Duration.ofMillis(100), 4, VerifyOnOpen.ALL,
-        Duration.ofSeconds(5));
+    return new LogSettings(DEFAULT_SEGMENT_BYTES, 4096, Flush.ALWAYS, Duration.ofMillis(100), 4,
+        VerifyOnOpen.ALL, Duration.ofSeconds(5), DEFAULT_IDLE_FILE_CLOSE);
   }
 
   public LogSettings withSegmentBytes(long bytes) {
-    return new LogSettings(bytes, indexIntervalBytes, flush, flushInterval, flushThreads, verifyOnOpen, reopenInterval);
+    return new LogSettings(bytes, indexIntervalBytes, flush, flushInterval, flushThreads, verifyOnOpen, reopenInterval,
+        idleFileClose);
   }
 
   public LogSettings withIndexIntervalBytes(int bytes) {
-    return new LogSettings(segmentBytes, bytes, flush, flushInterval, flushThreads, verifyOnOpen, reopenInterval);
+    return new LogSettings(segmentBytes, bytes, flush, flushInterval, flushThreads, verifyOnOpen, reopenInterval,
+        idleFileClose);
   }
 
   public LogSettings withFlush(Flush mode, Duration interval) {
     return new LogSettings(segmentBytes, indexIntervalBytes, mode, interval, flushThreads, verifyOnOpen,
-        reopenInterval);
+        reopenInterval, idleFileClose);
   }
 
   public LogSettings withVerifyOnOpen(VerifyOnOpen verify) {
     return new LogSettings(segmentBytes, indexIntervalBytes, flush, flushInterval, flushThreads, verify,
-        reopenInterval);
+        reopenInterval, idleFileClose);
   }
 
   public LogSettings withFlushThreads(int threads) {
     return new LogSettings(segmentBytes, indexIntervalBytes, flush, flushInterval, threads, verifyOnOpen,
-        reopenInterval);
+        reopenInterval, idleFileClose);
   }
 
   public LogSettings withReopenInterval(Duration interval) {
     return new LogSettings(segmentBytes, indexIntervalBytes, flush, flushInterval, flushThreads, verifyOnOpen,
-        interval);
+        interval, idleFileClose);
+  }
+
+  public LogSettings withIdleFileClose(Duration idle) {
+    return new LogSettings(segmentBytes, indexIntervalBytes, flush, flushInterval, flushThreads, verifyOnOpen,
+        reopenInterval, idle);
   }
 
   /** Reads the {@code felix.log} subtree (pass {@code config.getConfig("felix.log")}). */
@@ -114,7 +126,8 @@ public record LogSettings(
       throw invalid("verify-on-open", "must be all or unflushed, got '" + verifyName + "'");
     }
     Duration reopen = read(log, "reopen-interval", () -> log.getDuration("reopen-interval"));
-    return new LogSettings(segmentBytes, (int) indexInterval, flush, interval, threads, verify, reopen);
+    Duration idle = read(log, "idle-file-close", () -> log.getDuration("idle-file-close"));
+    return new LogSettings(segmentBytes, (int) indexInterval, flush, interval, threads, verify, reopen, idle);
   }
 
   private interface Getter<T> {

@@ -90,7 +90,7 @@ final class OffsetIndex {
     return count;
   }
 
-  private static final int ENTRY_BYTES = 12;
+  static final int ENTRY_BYTES = 12;
 
   /** Writes the index to {@code file} durably (temp file, fsync, rename; the caller fsyncs the directory). */
   void writeTo(Path file) throws IOException {

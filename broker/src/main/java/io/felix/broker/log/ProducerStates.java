@@ -1,5 +1,7 @@
 package io.felix.broker.log;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -11,9 +13,10 @@ import java.util.function.LongSupplier;
 /**
  * What one shard replica knows of its idempotent producers (KIP-98): per producer id, its epoch, the sequence
  * numbers and offsets of its last {@value #BATCHES_KEPT} batches in this log, and when its last batch came.
- * Kept up to date by {@link ShardLog} for every batch it stores (as leader or follower, and while it opens), so a
- * replica that becomes leader already knows every producer its log holds; {@link ProducerSnapshot} saves it at each
- * segment roll, so an open reads only the log after the snapshot.
+ * Kept up to date by {@link ShardLog} for every batch it stores (as leader or follower), so a replica that becomes
+ * leader already knows every producer its log holds; {@link ProducerSnapshot} saves it at each segment roll. After
+ * an open or a truncation it is loaded from the newest snapshot and the batches after it when first needed (a
+ * check, an append), not by the open itself.
  *
  * <p>The leader asks {@link #check} before appending a producer's batch: one it holds among the last batches is a
  * duplicate (answered with its original offsets), one that does not continue the last sequence is out of order.
@@ -62,6 +65,13 @@ public final class ProducerStates {
 
   private final Map<Long, Entry> producers = new HashMap<>();
   private final LongSupplier clock;
+  /** Rebuilds this state from the log when it is first needed; null once loaded (see {@link #loadLazily}). */
+  private Loader loader;
+
+  /** Fills a {@link ProducerStates} from the log (the newest snapshot and the batches after it). */
+  interface Loader {
+    void load(ProducerStates into) throws IOException;
+  }
 
   /**
    * @param clock wall-clock milliseconds: a producer's last activity is when this replica learnt of its last
@@ -74,6 +84,7 @@ public final class ProducerStates {
 
   /** Whether the batch {@code producer} wants to append with {@code recordCount} records is new, a duplicate or bad. */
   public Verdict check(ProducerStamp producer, int recordCount) {
+    ensureLoaded();
     Entry e = producers.get(producer.producerId());
     if (e == null) {
       // Unknown here (a new producer, or one whose state expired): any sequence starts it, as after KIP-360.
@@ -117,6 +128,7 @@ public final class ProducerStates {
   }
 
   void onBatch(ProducerStamp producer, long baseOffset, int recordCount) {
+    ensureLoaded();
     long timestamp = clock.getAsLong();
     Entry e = producers.computeIfAbsent(producer.producerId(),
         id -> new Entry(id, producer.producerEpoch(), timestamp));
@@ -139,20 +151,56 @@ public final class ProducerStates {
    * @return the number of producers forgotten
    */
   public int expireIdle(long nowMillis, long idleMillis) {
+    if (loader != null) {
+      return 0; // not loaded yet: what it would load is checked at the next expiry round after
+    }
     int before = producers.size();
     producers.values().removeIf(e -> nowMillis - e.lastTimestamp > idleMillis);
     return before - producers.size();
   }
 
   public int size() {
+    ensureLoaded();
     return producers.size();
+  }
+
+  /**
+   * Empties the state and has {@code load} fill it when it is first needed (a check, an append, a snapshot), so
+   * that opening a log does not read the batches after its newest snapshot. Owner thread only, as every method.
+   */
+  void loadLazily(Loader load) {
+    producers.clear();
+    loader = load;
+  }
+
+  /**
+   * Loads the state now if it is not; the log calls this before it writes a batch, so the load reads the log as it
+   * was before the batch.
+   *
+   * @throws UncheckedIOException if the log cannot be read
+   */
+  void ensureLoaded() {
+    Loader load = loader;
+    if (load == null) {
+      return;
+    }
+    loader = null; // the load itself adds batches
+    try {
+      load.load(this);
+    } catch (IOException e) {
+      producers.clear();
+      loader = load;
+      throw new UncheckedIOException("the idempotent producers' state could not be read from the log", e);
+    }
   }
 
   void clear() {
     producers.clear();
+    loader = null;
   }
 
   Collection<Entry> entries() {
+    ensureLoaded();
     return producers.values();
   }
 
@@ -162,6 +210,7 @@ public final class ProducerStates {
 
   /** The last batches stored for one producer, oldest first (for tests and diagnostics). */
   List<StoredBatch> batchesOf(long producerId) {
+    ensureLoaded();
     Entry e = producers.get(producerId);
     return e == null ? List.of() : new ArrayList<>(e.batches);
   }

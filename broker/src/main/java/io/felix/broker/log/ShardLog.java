@@ -3,10 +3,7 @@ package io.felix.broker.log;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
-import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,11 +11,15 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,12 +36,14 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code <baseOffset>.index} beside each sealed segment: its sparse offset index ({@link OffsetIndex}), written
  *       when it rolls. The active segment's index lives in memory only and is rebuilt when the log opens.
  *   <li>{@value EpochIndex#FILE_NAME}: {@code epoch startOffset} per line, the first offset of each leader epoch.
- *   <li>{@value #RECOVERY_POINT}: an offset below which every batch was fsynced (written at each roll, truncation
- *       and clean close).
- *   <li>{@value #LOCK}: locked while the log is open, so two owners can never write one directory.
+ *   <li>{@value #RECOVERY_POINT}: an offset below which every batch was fsynced, and where it lies on disk
+ *       ({@link RecoveryPoint}); written at each roll, truncation, clean close and idle close.
  *   <li>{@code <offset>.producers}: the idempotent producers' state as of that offset ({@link ProducerSnapshot}),
  *       written at each roll; open loads the newest and reads only the batches after it ({@link #producers}).
  * </ul>
+ * A new log has no segment file until its first append creates {@code 00000000000000000000.log}. No file is locked:
+ * one owner per directory is kept by the broker's lock of its whole data directory against other processes, and by
+ * a registry of the directories open in this JVM against a second owner here ({@link #open} refuses both).
  * The log start offset is not stored anywhere: it is the first segment's base offset. Retention
  * ({@link #deleteSegmentsPastRetention}) deletes whole sealed segments, oldest first, and fsyncs the directory, so the
  * files left are always a contiguous log and a restart finds the start where retention left it.
@@ -52,14 +55,25 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Recovery</h2>
  * Open verifies batches (header, CRC, offset continuity, epochs): with {@code verify-on-open = all} (default) every
- * batch of every segment, reading the whole log; with {@code unflushed} only the segments from the recovery point on,
- * trusting sealed segments below it (their index files loaded, their epochs taken from the epoch file) for an open
- * whose time does not grow with the log. Damage at or after the recovery point is what a crash leaves (a torn
+ * batch of every segment, reading the whole log; with {@code unflushed} only what a crash can have torn, the bytes
+ * after the recovery point, trusting everything before it (sealed segments and the active segment's prefix, their
+ * indexes built when first read, their epochs taken from the epoch file), so an open's time does not grow with the
+ * log: a log closed cleanly or idle opens without reading a batch. Damage at or after the recovery point is what a crash leaves (a torn
  * write, or pages of unflushed batches written back out of order): that batch and everything after it are dropped,
  * with a WARN line giving the bytes dropped. Damage below the recovery point is corruption of data known to be durable (acknowledged): open fails
  * with {@link CorruptLogException} so the replica is marked failed instead of serving bad data or silently
- * forgetting it. (The recovery point moves only at roll, truncation and close, so after a crash, media damage in
- * the active segment is treated as a torn tail too: the replica then fetches those records again from its leader.)
+ * forgetting it (with {@code all}; {@code unflushed} does not read it). (The recovery point moves only at roll,
+ * truncation, close and idle close, so after a crash, media damage in the rest of the active segment is treated as a
+ * torn tail too: the replica then fetches those records again from its leader.)
+ *
+ * <h2>Files are open only while used</h2>
+ * Each segment holds at most one file descriptor, opened by its first read or append ({@link Segment}). A log that
+ * nobody appended to or read from for {@code felix.log.idle-file-close} closes them ({@link #closeFilesIfIdle}, run
+ * by the broker's {@link FlushScheduler}) and opens them again on the next append or read, so an idle replica holds
+ * no descriptor and an active one holds one (its active segment) plus one per sealed segment being read. An idle
+ * close happens only with everything appended fsynced (the durable offset at the log end): no batch is ever left
+ * unflushed behind a closed descriptor, and the recovery point moves to the end then, so a crash later costs the
+ * idle log no recovery.
  *
  * <h2>Durability</h2>
  * Appends write to the page cache; the broker's {@link FlushScheduler} fsyncs. With {@code flush = always} (the
@@ -76,15 +90,20 @@ import org.slf4j.LoggerFactory;
  * the published (volatile) log end offset, with positional file reads. A read that overlaps a truncation is detected
  * (a generation counter, odd while truncating) and retried, so it never returns bytes from before and after a cut;
  * a read beyond the new end returns nothing or fails with {@link OffsetOutOfRangeException}. Flusher threads only
- * fsync, under a lock shared with roll, truncation and close. Durability callbacks run on a flusher thread (or the
- * owner, at roll and close) and must not block. The owner thread must not be interrupted while in this class (an
- * interrupt closes the file channel it is using, and the log fails); a reader thread may be (reads use their own
- * channel).
+ * fsync, under a lock shared with roll, truncation and close (the flush lock). The idle close runs on a flusher
+ * thread too: it takes the append lock (held by the owner while it writes a batch; the idle close only tries it, so
+ * it never makes an append wait for long) and then the flush lock, so it never closes a descriptor an append or an
+ * fsync is using; a read whose descriptor it closes opens it again and repeats. Durability callbacks run on a
+ * flusher thread (or the owner, at roll and close) and must not block. The owner thread must not be interrupted
+ * while in this class (an interrupt closes the file channel it is using, and the log fails); a reader thread may
+ * be: one already interrupted is refused before it touches the shared descriptor, one interrupted during its read
+ * closes it and the next user opens it again.
  */
 public final class ShardLog implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ShardLog.class);
   static final String RECOVERY_POINT = "recovery-point";
-  static final String LOCK = ".lock";
+  /** The log directories open in this JVM: a second owner of one is refused (see Thread-safety). */
+  private static final Set<Path> OPEN_DIRECTORIES = ConcurrentHashMap.newKeySet();
 
   private final Path dir;
   private final LogSettings settings;
@@ -92,60 +111,72 @@ public final class ShardLog implements AutoCloseable {
   private final ConcurrentSkipListMap<Long, Segment> segments;
   private final EpochIndex epochs;
   private final CheckpointFile recoveryPointFile;
-  private final FileChannel lockChannel;
-  private final FileLock lock;
+  /** This log's entry in {@link #OPEN_DIRECTORIES}. */
+  private final Path claimed;
   private final Object flushLock = new Object();
+  /** Held by the owner while it writes a batch; the idle close only tries it (see Thread-safety). */
+  private final ReentrantLock appendLock = new ReentrantLock();
   private final AtomicLong truncations = new AtomicLong();
   private final AtomicBoolean flushRequested = new AtomicBoolean();
   private final DurableWaiters waiters = new DurableWaiters(() -> this.durableOffset);
   private final ProducerStates producers = new ProducerStates(System::currentTimeMillis);
+  private final LongSupplier nanoClock;
+  /** When an append or a read last used the files (the flusher's clock). */
+  private volatile long lastUsedNanos;
+  /** Set by an idle close, cleared by the next use: the idle close has nothing more to do until then. */
+  private volatile boolean filesClosedIdle;
   private volatile Segment active;
   private volatile long logEndOffset;
   private volatile long durableOffset;
   private volatile IOException failure;
   private volatile boolean closed;
-  private long recoveryPoint;
+  /** Guarded by the flush lock. */
+  private RecoveryPoint recoveryPoint = RecoveryPoint.NONE;
   /** The active segment rolls when the next batch would take it past this (the stream's segment_bytes). */
   private long rollBytes;
 
-  private ShardLog(Path dir, LogSettings settings, FlushScheduler flusher, FileChannel lockChannel, FileLock lock) {
+  private ShardLog(Path dir, LogSettings settings, FlushScheduler flusher, Path claimed) {
     this.dir = dir;
     this.settings = settings;
     this.flusher = flusher;
     this.segments = new ConcurrentSkipListMap<>();
     this.epochs = new EpochIndex(dir);
     this.recoveryPointFile = new CheckpointFile(dir, RECOVERY_POINT);
-    this.lockChannel = lockChannel;
-    this.lock = lock;
+    this.claimed = claimed;
     this.rollBytes = settings.segmentBytes();
+    this.nanoClock = flusher == null ? System::nanoTime : flusher.nanoClock();
+    this.lastUsedNanos = nanoClock.getAsLong();
   }
 
   /**
    * Opens (creating if absent) the log in {@code dir}, verifying it (see Recovery above).
    *
    * @throws CorruptLogException if durable data is damaged
-   * @throws IOException if the directory cannot be read or is already open (in this or another process)
+   * @throws IOException if the directory cannot be read or is already open in this JVM (another process is kept
+   *     out by the broker's lock of its data directory, {@link DataDirectoryLock})
    */
   public static ShardLog open(Path dir, LogSettings settings, FlushScheduler flusher) throws IOException {
-    Files.createDirectories(dir);
-    FileChannel lockChannel = FileChannel.open(dir.resolve(LOCK), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-    FileLock lock;
-    try {
-      lock = lockChannel.tryLock();
-    } catch (OverlappingFileLockException e) {
-      lock = null;
-    }
-    if (lock == null) {
-      lockChannel.close();
+    Path claimed = dir.toAbsolutePath().normalize();
+    if (!OPEN_DIRECTORIES.add(claimed)) {
       throw new IOException("log directory " + dir + " is already open by another owner");
     }
-    ShardLog shardLog = new ShardLog(dir, settings, flusher, lockChannel, lock);
+    ShardLog shardLog;
+    try {
+      Files.createDirectories(dir);
+      shardLog = new ShardLog(dir, settings, flusher, claimed);
+    } catch (IOException | RuntimeException e) {
+      OPEN_DIRECTORIES.remove(claimed);
+      throw e;
+    }
     try {
       new LogRecovery(shardLog).run();
-      shardLog.rebuildProducers();
+      shardLog.producers.loadLazily(shardLog::rebuildProducers);
     } catch (IOException | RuntimeException e) {
       shardLog.closeFiles();
       throw e;
+    }
+    if (flusher != null) {
+      flusher.register(shardLog);
     }
     return shardLog;
   }
@@ -169,14 +200,19 @@ public final class ShardLog implements AutoCloseable {
     return recoveryPointFile;
   }
 
-  void recovered(List<Segment> opened, long endOffset, long recoveredPoint) {
+  void recovered(List<Segment> opened, long endOffset, RecoveryPoint recoveredPoint) throws IOException {
     for (Segment s : opened) {
       segments.put(s.baseOffset(), s);
     }
     active = opened.get(opened.size() - 1);
     logEndOffset = endOffset;
     durableOffset = endOffset; // everything read back from disk is as durable as it gets
-    recoveryPoint = recoveredPoint;
+    synchronized (flushLock) {
+      recoveryPoint = recoveredPoint;
+    }
+    for (Segment s : opened) {
+      s.closeFiles(); // recovery read what it had to; the first append or read opens a descriptor again
+    }
   }
 
   // ---- appends (owner thread) ----
@@ -210,6 +246,7 @@ public final class ShardLog implements AutoCloseable {
       throw new InvalidBatchException("leader epoch " + leaderEpoch + " is below the log's last epoch " + lastEpoch);
     }
     checkSize(LogBatch.HEADER_BYTES + (long) payload.remaining());
+    producers.ensureLoaded(); // before the batch is written: the load reads the log as it was
     long base = logEndOffset;
     ByteBuffer header = LogBatch.encodeHeader(base, recordCount, leaderEpoch, firstTimestamp, maxTimestamp, producer,
         payload);
@@ -248,6 +285,7 @@ public final class ShardLog implements AutoCloseable {
       expected = batch.nextOffset();
       epoch = batch.leaderEpoch();
     }
+    producers.ensureLoaded(); // before the batches are written: the load reads the log as it was
     ByteBuffer source = batches.slice();
     for (LogBatch batch : checked) {
       ByteBuffer header = source.duplicate().position(batch.position()).limit(batch.position() + LogBatch.HEADER_BYTES);
@@ -265,10 +303,16 @@ public final class ShardLog implements AutoCloseable {
   }
 
   private void write(ByteBuffer header, ByteBuffer payload, long base, long next, long epoch) {
+    appendLock.lock();
     try {
+      touch();
       int bytes = header.remaining() + payload.remaining();
       if (active.size() > 0 && active.size() + (long) bytes > rollBytes) {
         roll();
+      }
+      if (!active.fileExists()) { // a new log's first append
+        active.createFile();
+        CheckpointFile.forceDirectory(dir);
       }
       if (epochs.observe(epoch, base)) {
         epochs.persist();
@@ -278,6 +322,8 @@ public final class ShardLog implements AutoCloseable {
     } catch (IOException e) {
       fail(e);
       throw new UncheckedIOException("append to " + dir + " failed; the log is failed", e);
+    } finally {
+      appendLock.unlock();
     }
     if (flushRequested.compareAndSet(false, true) && !flusher.request(this::flushRound)) {
       flushRound(); // the broker is stopping its flusher: fsync here rather than leave the batch unflushed
@@ -291,11 +337,13 @@ public final class ShardLog implements AutoCloseable {
       active.force();
       active.writeIndexFile();
       durableOffset = end;
-      writeRecoveryPoint(end);
+      writeRecoveryPoint(new RecoveryPoint(end, end, 0));
       Segment next = Segment.create(dir, end, settings.indexIntervalBytes());
       CheckpointFile.forceDirectory(dir);
       segments.put(end, next);
+      Segment sealed = active;
       active = next;
+      sealed.closeChannel(); // fsynced above; a reader opens it again
     }
     waiters.completeReached();
     ProducerSnapshot.write(dir, logEndOffset, producers);
@@ -309,9 +357,9 @@ public final class ShardLog implements AutoCloseable {
   }
 
   /** Loads the newest producer snapshot at or below the log end and counts the batches after it. */
-  private void rebuildProducers() throws IOException {
+  private void rebuildProducers(ProducerStates into) throws IOException {
     long end = logEndOffset;
-    long from = Math.max(ProducerSnapshot.loadLatest(dir, end, producers).orElse(0L), logStartOffset());
+    long from = Math.max(ProducerSnapshot.loadLatest(dir, end, into).orElse(0L), logStartOffset());
     long offset = from;
     while (offset < end) {
       LogRead read = read(offset, (int) Math.min(settings.segmentBytes(), 8 << 20));
@@ -322,16 +370,82 @@ public final class ShardLog implements AutoCloseable {
       for (BatchDecoder d = read.decoder(); d.hasNext(); ) {
         LogBatch batch = d.next();
         if (batch.baseOffset() >= from) {
-          producers.onBatch(batch);
+          into.onBatch(batch);
         }
       }
       offset = read.nextOffset();
     }
   }
 
-  private void writeRecoveryPoint(long offset) throws IOException {
-    recoveryPointFile.write(Long.toString(offset));
-    recoveryPoint = offset;
+  /** Under the flush lock. */
+  private void writeRecoveryPoint(RecoveryPoint point) throws IOException {
+    recoveryPointFile.write(point.format());
+    recoveryPoint = point;
+  }
+
+  /** The recovery point at the log end: where the active segment ends. Under the flush lock. */
+  private RecoveryPoint recoveryPointAtEnd() {
+    return new RecoveryPoint(logEndOffset, active.baseOffset(), active.size());
+  }
+
+  /**
+   * Whether the recovery point is below {@code end}, or at it without the position that lets an open skip reading
+   * the active segment (an empty active segment needs none). Under the flush lock.
+   */
+  private boolean recoveryPointBehind(long end) {
+    return recoveryPoint.offset() < end || (!recoveryPoint.locatedIn(active.baseOffset()) && active.size() > 0);
+  }
+
+  /** An append or read uses the files now. */
+  private void touch() {
+    lastUsedNanos = nanoClock.getAsLong();
+    if (filesClosedIdle) {
+      filesClosedIdle = false;
+    }
+  }
+
+  /**
+   * Closes this log's files if nobody appended to or read from it for {@code idleNanos} and everything appended is
+   * fsynced, moving the recovery point to the end first; the next append or read opens them again. Called by the
+   * broker's {@link FlushScheduler}; never waits for the owner (see Thread-safety).
+   *
+   * @return whether it closed them now
+   */
+  boolean closeFilesIfIdle(long nowNanos, long idleNanos) {
+    if (filesClosedIdle || closed || failure != null || nowNanos - lastUsedNanos < idleNanos
+        || !appendLock.tryLock()) {
+      return false;
+    }
+    try {
+      synchronized (flushLock) {
+        long end = logEndOffset;
+        if (closed || failure != null || durableOffset < end || nowNanos - lastUsedNanos < idleNanos) {
+          return false; // closed meanwhile, or an append waits for its fsync: closing now would strand it
+        }
+        if (recoveryPointBehind(end)) {
+          writeRecoveryPoint(recoveryPointAtEnd());
+        }
+        for (Segment s : segments.values()) {
+          s.closeFiles();
+        }
+        filesClosedIdle = true;
+        return true;
+      }
+    } catch (IOException e) {
+      fail(e);
+      return false;
+    } finally {
+      appendLock.unlock();
+    }
+  }
+
+  /** How many file descriptors this log holds now (its segments' open ones). */
+  public int openFiles() {
+    int open = 0;
+    for (Segment s : segments.values()) {
+      open += s.holdsFile() ? 1 : 0;
+    }
+    return open;
   }
 
   // ---- durability ----
@@ -433,6 +547,7 @@ public final class ShardLog implements AutoCloseable {
         return new LogRead(ByteBuffer.allocate(0), offset);
       }
       Map.Entry<Long, Segment> entry = segments.floorEntry(offset);
+      touch();
       try {
         LogRead read = entry.getValue().read(offset, maxBytes, limit);
         if (truncations.get() == generation) {
@@ -466,6 +581,7 @@ public final class ShardLog implements AutoCloseable {
     if (offset < logStartOffset() || offset >= logEndOffset || (generation & 1) != 0) {
       return ByteBuffer.allocate(0);
     }
+    touch();
     try {
       ByteBuffer bytes = segments.floorEntry(offset).getValue().readPayloadBytes(offset, position, length);
       return truncations.get() == generation ? bytes : ByteBuffer.allocate(0);
@@ -622,7 +738,7 @@ public final class ShardLog implements AutoCloseable {
         durableOffset = offset;
         epochs.clear();
         epochs.persist();
-        writeRecoveryPoint(offset);
+        writeRecoveryPoint(new RecoveryPoint(offset, offset, 0));
         // The dropped batches' producers are the leader's business now: what it sends from here rebuilds them.
         producers.clear();
         ProducerSnapshot.deleteAbove(dir, -1);
@@ -668,8 +784,8 @@ public final class ShardLog implements AutoCloseable {
         newEnd = cut.baseOffset();
         // Crash-safe order: first lower the recovery point, so whatever a crash leaves half-cut lies after it and
         // is dropped on open; then delete segments newest first, so the files left are always a contiguous log.
-        if (recoveryPoint > newEnd) {
-          writeRecoveryPoint(newEnd);
+        if (recoveryPoint.offset() > newEnd) {
+          writeRecoveryPoint(new RecoveryPoint(newEnd, keep.baseOffset(), cut.position()));
         }
         List<Segment> later = new ArrayList<>(segments.tailMap(keep.baseOffset(), false).descendingMap().values());
         for (Segment s : later) {
@@ -696,7 +812,7 @@ public final class ShardLog implements AutoCloseable {
     }
     try {
       ProducerSnapshot.deleteAbove(dir, newEnd);
-      rebuildProducers();
+      producers.loadLazily(this::rebuildProducers);
     } catch (IOException e) {
       fail(e);
       throw new UncheckedIOException("rebuilding the producer state of " + dir + " after truncation failed", e);
@@ -706,7 +822,9 @@ public final class ShardLog implements AutoCloseable {
     return newEnd;
   }
 
-  /** Fsyncs, records the end as the recovery point and closes the files. Idempotent. */
+  /**
+   * Fsyncs, records the end as the recovery point (unless it is there already) and closes the files. Idempotent.
+   */
   @Override
   public void close() throws IOException {
     if (closed) {
@@ -717,9 +835,13 @@ public final class ShardLog implements AutoCloseable {
       try {
         if (failure == null) {
           long end = logEndOffset;
-          active.force();
-          durableOffset = end;
-          writeRecoveryPoint(end);
+          if (durableOffset < end) {
+            active.force();
+            durableOffset = end;
+          }
+          if (recoveryPointBehind(end)) {
+            writeRecoveryPoint(recoveryPointAtEnd());
+          }
         }
       } finally {
         closeFiles();
@@ -761,12 +883,10 @@ public final class ShardLog implements AutoCloseable {
         first = first == null ? e : first;
       }
     }
-    try {
-      lock.release();
-    } catch (ClosedChannelException ignored) {
-      // already released
+    if (flusher != null) {
+      flusher.unregister(this);
     }
-    lockChannel.close();
+    OPEN_DIRECTORIES.remove(claimed);
     if (first != null) {
       throw first;
     }
@@ -851,8 +971,8 @@ public final class ShardLog implements AutoCloseable {
           Files.move(cleaned, old.name.logFile(dir), java.nio.file.StandardCopyOption.ATOMIC_MOVE,
               java.nio.file.StandardCopyOption.REPLACE_EXISTING);
           CheckpointFile.forceDirectory(dir);
-          fresh = Segment.openSealed(dir, old.name, settings.indexIntervalBytes(), old.nextOffset());
-          if (fresh == null) {
+          fresh = Segment.trustedSealed(dir, old.name, settings.indexIntervalBytes(), old.nextOffset());
+          if (fresh == null || !fresh.indexNow()) {
             throw new IOException("the rewritten segment " + old.name + " of " + dir + " does not chain");
           }
           segments.put(baseOffset, fresh);

@@ -6,6 +6,7 @@ import io.felix.broker.assignment.BrokerEndpoint;
 import io.felix.broker.config.BrokerSettings;
 import io.felix.broker.control.AssignmentHolder;
 import io.felix.broker.control.ControlSettings;
+import io.felix.broker.config.ReplicaCapacity;
 import io.felix.broker.control.DirectoryProbe;
 import io.felix.broker.control.NotServingReports;
 import io.felix.broker.control.ClosedPeerDowner;
@@ -57,6 +58,12 @@ final class BrokerGuardian {
 
   private BrokerGuardian() {}
 
+  /** What this broker tells the singleton it can host (see {@link ReplicaCapacity}). */
+  private static int replicaCapacity(ActorContext<Void> context) {
+    long replicas = ReplicaCapacity.of(context.getSystem().settings().config()).replicas();
+    return (int) Math.min(Integer.MAX_VALUE, replicas);
+  }
+
   /** {@code started} completes once every listener is bound, or exceptionally (the system then stops). */
   static Behavior<Void> create(BrokerSettings broker, ControlSettings control, HttpSettings http,
       CompletableFuture<Started> started) {
@@ -104,7 +111,8 @@ final class BrokerGuardian {
       metrics.assignmentsApplied(table);
     };
     ActorRef<AssignmentHolder.Command> holder = context.spawn(
-        AssignmentHolder.create(broker, singleton, control.registerInterval(), applyToReplicas), "assignment-holder");
+        AssignmentHolder.create(broker, replicaCapacity(context), singleton, control.registerInterval(),
+            applyToReplicas), "assignment-holder");
     context.spawn(SecurityHolder.create(BrokerSecurity.of(context.getSystem())), "security-holder");
     AdminRoutes routes = new AdminRoutes(context.getSystem(), singleton, holder, http, control,
         new LeaderCommitOffsets(context.getSystem(), control.replicaTimeout()),

@@ -8,6 +8,7 @@ import io.felix.broker.assignment.ClientListenerName;
 import io.felix.broker.client.ClientListener;
 import io.felix.broker.client.ClientListenerSettings;
 import io.felix.broker.client.ClientRequests;
+import io.felix.broker.log.DataDirectoryLock;
 import io.felix.broker.log.FlushScheduler;
 import io.felix.broker.log.LogSettings;
 import io.felix.broker.log.RetentionSettings;
@@ -20,6 +21,7 @@ import io.felix.broker.transport.TcpReplicationTransport;
 import io.felix.broker.tls.TlsSettings;
 import io.felix.broker.config.BrokerSettings;
 import io.felix.broker.config.FileDescriptorCheck;
+import io.felix.broker.config.ReplicaCapacity;
 import io.felix.broker.shard.ReplicaDirectory;
 import io.felix.broker.shard.ReplicaRegistry;
 import io.felix.broker.replication.ReplicationInbound;
@@ -58,6 +60,8 @@ public final class DataPlane {
   private final Optional<ClientListener> externalListener;
   private final ClientRequests clientRequests;
   private final ActorRef<ReplicaDirectory.Command> directory;
+  /** Released by the replica directory once its replicas stopped, and here again (idempotent) at termination. */
+  private final DataDirectoryLock dataDirectoryLock;
 
   private DataPlane(ActorContext<?> guardian) {
     ActorSystem<?> system = guardian.getSystem();
@@ -67,12 +71,16 @@ public final class DataPlane {
     LogSettings logSettings = LogSettings.fromConfig(config.getConfig("felix.log"));
     ReplicationSettings replication = ReplicationSettings.from(config);
     ClientListenerSettings listener = ClientListenerSettings.from(config);
-    checkOpenFileLimit(broker, listener);
+    checkOpenFileLimit(broker, listener, config);
+    DataDirectoryLock dataDirectoryLock;
     try {
       Files.createDirectories(broker.dataDir());
+      dataDirectoryLock = DataDirectoryLock.acquire(broker.dataDir());
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot create felix.broker.data-dir " + broker.dataDir(), e);
+      throw new UncheckedIOException("broker " + broker.id() + " cannot use felix.broker.data-dir "
+          + broker.dataDir() + ": " + e.getMessage(), e);
     }
+    this.dataDirectoryLock = dataDirectoryLock;
     this.flusher = FlushScheduler.start(logSettings, "felix-flusher-" + broker.id());
     this.registry = new ReplicaRegistry(broker.id());
     registry.retention(RetentionSettings.fromConfig(config.getConfig("felix.log")));
@@ -89,7 +97,7 @@ public final class DataPlane {
     forwarderRef.set(forwarder);
     this.directory = guardian.spawn(
         ReplicaDirectory.create(broker.dataDir(), logSettings, flusher, transport, replication, registry,
-            broker.quarantineRetention()),
+            broker.quarantineRetention(), dataDirectoryLock),
         "replica-directory");
     this.clientRequests = new ClientRequests(registry, forwarder, listener, BrokerSecurity.of(system));
     clientRequestsRef.set(clientRequests);
@@ -226,7 +234,7 @@ public final class DataPlane {
   }
 
   /** Refuses to start when the open-file limit is below what felix.broker.max-shards needs (see FileDescriptorCheck). */
-  private static void checkOpenFileLimit(BrokerSettings broker, ClientListenerSettings listener) {
+  private static void checkOpenFileLimit(BrokerSettings broker, ClientListenerSettings listener, Config config) {
     FileDescriptorCheck.processLimit().ifPresent(limit -> {
       FileDescriptorCheck.Finding finding =
           FileDescriptorCheck.judge(limit, broker.maxShards(), listener.limits().maxConnections());
@@ -235,6 +243,7 @@ public final class DataPlane {
       }
       log.info("broker {}: {}", broker.id(), finding.message());
     });
+    log.info("broker {} can host {}", broker.id(), ReplicaCapacity.of(config).explain());
   }
 
   /** Once, when the ActorSystem has terminated: every replica (the guardian's children) has stopped by then. */
@@ -243,5 +252,10 @@ public final class DataPlane {
     clientListener.close();
     externalListener.ifPresent(ClientListener::close);
     flusher.close();
+    try {
+      dataDirectoryLock.close();
+    } catch (IOException e) {
+      log.warn("broker {}: releasing the lock of {} failed: {}", broker.id(), broker.dataDir(), e.toString());
+    }
   }
 }

@@ -3,6 +3,7 @@ package io.felix.broker.shard;
 import io.felix.broker.assignment.AssignmentTable;
 import io.felix.broker.assignment.ShardAssignment;
 import io.felix.broker.assignment.ShardId;
+import io.felix.broker.log.DataDirectoryLock;
 import io.felix.broker.log.FlushScheduler;
 import io.felix.broker.log.LogQuarantine;
 import io.felix.broker.log.LogSettings;
@@ -29,6 +30,7 @@ import java.util.stream.Stream;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.DispatcherSelector;
+import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -48,7 +50,7 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
 
   public sealed interface Command
       permits ApplyAssignments, FenceShard, DescribeReplica, FenceShards, DescribeReplicas, DigestReplica,
-      ReplicaStopped, Respawn, StopReplicaUnretired, PurgeQuarantine {}
+      ReplicaStopped, Respawn, StopReplicaUnretired, PurgeQuarantine, ReplicaOpened {}
 
   /** Ignored unless {@code table.version} is newer than the table held. */
   public record ApplyAssignments(AssignmentTable table) implements Command, ControlMessage {}
@@ -100,6 +102,9 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
   /** Test hook, local only: stops a replica actor without retiring it, the way an exception in it does. */
   record StopReplicaUnretired(ShardId id) implements Command {}
 
+  /** A replica actor this directory started has opened its log ({@code failed}: it could not, and is FAILED). */
+  record ReplicaOpened(ShardId id, boolean failed) implements Command {}
+
   /** Deletes the quarantined logs past their retention; on a timer. */
   private enum PurgeQuarantine implements Command { INSTANCE }
 
@@ -131,14 +136,19 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
   /** Where replica actors run: not the default dispatcher (see felix.replica-dispatcher in reference.conf). */
   private static final DispatcherSelector REPLICA_DISPATCHER =
       DispatcherSelector.fromConfig("felix.replica-dispatcher");
+  /** The replicas started and not yet opened, counted for one INFO line per round of opens ({@link OpenRound}). */
+  private final OpenRound openRound = new OpenRound();
+  /** The broker's lock of the data directory, released once every replica (a child) has stopped. */
+  private final DataDirectoryLock dataDirectoryLock;
 
   /** What {@link #directoryName} produces: a URL-encoded stream name, a dash, a shard number. */
   private static final Pattern REPLICA_DIRECTORY = Pattern.compile("[A-Za-z0-9._*%+-]+-[0-9]+");
 
   private ReplicaDirectory(ActorContext<Command> context, Path dataDir, LogSettings logSettings,
       FlushScheduler flusher, ReplicationTransport transport, ReplicationSettings settings, ReplicaRegistry registry,
-      Duration quarantineRetention) {
+      Duration quarantineRetention, DataDirectoryLock dataDirectoryLock) {
     super(context);
+    this.dataDirectoryLock = dataDirectoryLock;
     this.brokerId = registry.brokerId();
     this.dataDir = dataDir;
     this.logSettings = logSettings;
@@ -149,15 +159,19 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
     this.quarantine = new LogQuarantine(dataDir, quarantineRetention, System::currentTimeMillis);
   }
 
+  /**
+   * @param dataDirectoryLock the broker's lock of {@code dataDir}, held by the caller: released when this directory
+   *     stops, after every replica (its children) has stopped and closed its log
+   */
   public static Behavior<Command> create(Path dataDir, LogSettings logSettings, FlushScheduler flusher,
       ReplicationTransport transport, ReplicationSettings settings, ReplicaRegistry registry,
-      Duration quarantineRetention) {
+      Duration quarantineRetention, DataDirectoryLock dataDirectoryLock) {
     return Behaviors.setup(context -> {
       context.getSystem().receptionist().tell(Receptionist.register(SERVICE_KEY, context.getSelf()));
       return Behaviors.withTimers(timers -> {
         timers.startTimerWithFixedDelay(PurgeQuarantine.INSTANCE, PURGE_INTERVAL);
         return new ReplicaDirectory(context, dataDir, logSettings, flusher, transport, settings, registry,
-            quarantineRetention);
+            quarantineRetention, dataDirectoryLock);
       });
     });
   }
@@ -175,7 +189,24 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
         .onMessage(Respawn.class, this::onRespawn)
         .onMessage(StopReplicaUnretired.class, this::onStopReplicaUnretired)
         .onMessageEquals(PurgeQuarantine.INSTANCE, this::onPurgeQuarantine)
+        .onMessage(ReplicaOpened.class, this::onReplicaOpened)
+        .onSignal(PostStop.class, this::onPostStop)
         .build();
+  }
+
+  private Behavior<Command> onReplicaOpened(ReplicaOpened opened) {
+    openRound.opened(opened.id(), opened.failed())
+        .ifPresent(done -> getContext().getLog().info("broker {} {}", brokerId, done));
+    return this;
+  }
+
+  private Behavior<Command> onPostStop(PostStop signal) {
+    try {
+      dataDirectoryLock.close(); // the replicas, children of this actor, have stopped and closed their logs
+    } catch (IOException e) {
+      getContext().getLog().warn("broker {} could not release the lock of {}: {}", brokerId, dataDir, e.toString());
+    }
+    return this;
   }
 
   private Behavior<Command> onApply(ApplyAssignments apply) {
@@ -188,21 +219,28 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
     AssignmentTable previous = registry.table();
     registry.table(table);
     transport.updatePeers(table.brokers());
+    int setAside = 0;
     if (!appliedSinceStart) {
       appliedSinceStart = true;
-      quarantineLogsNotHostedIn(table);
+      setAside = quarantineLogsNotHostedIn(table);
       onPurgeQuarantine();
     }
+    int started = 0;
+    int waiting = 0;
+    int retired = 0;
+    int quarantinedOnRetire = 0;
     for (ShardAssignment a : table.shards().values()) {
       if (!a.hostedBy(brokerId)) {
         continue;
       }
       ActorRef<ShardReplica.Command> replica = replicas.get(a.id());
       if (replica == null && retiring.containsKey(a.id())) {
-        getContext().getLog().info("broker {} starts replica {} once its retired replica has deleted its log",
+        waiting++;
+        getContext().getLog().debug("broker {} starts replica {} once its retired replica has deleted its log",
             brokerId, a.id());
       } else if (replica == null) {
-        spawn(a);
+        setAside += spawn(a) ? 1 : 0;
+        started++;
       } else if (!a.equals(previous.shards().get(a.id()))) {
         replica.tell(new ShardReplica.Assign(a)); // an unchanged assignment tells the replica nothing new
       }
@@ -213,9 +251,11 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
         // A shard moved elsewhere is held by its new replica set, so its log here is deleted. A stream the table no
         // longer lists was deleted, or the table is wrong (a journal that lost its tail): the log is set aside.
         boolean streamGone = !table.streams().containsKey(e.getKey().stream());
-        getContext().getLog().info("broker {} no longer hosts {} (table v{}): retiring its replica{}", brokerId,
+        getContext().getLog().debug("broker {} no longer hosts {} (table v{}): retiring its replica{}", brokerId,
             e.getKey(), table.version(), streamGone ? "; its stream is not in the table, so its log goes to "
                 + "quarantine" : "");
+        retired++;
+        quarantinedOnRetire += streamGone ? 1 : 0;
         registry.remove(e.getKey());
         replicas.remove(e.getKey());
         retiring.put(e.getKey(), e.getValue());
@@ -225,20 +265,27 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
         e.getValue().tell(new ShardReplica.Retire(!streamGone));
       }
     }
-    getContext().getLog().info("broker {} applied assignment table v{}: hosting {} replicas", brokerId,
-        table.version(), replicas.size());
+    getContext().getLog().info("broker {} applied assignment table v{}: hosting {} replicas; starting {} ({} to "
+        + "open after a retired one), retiring {} ({} of streams not in the table, their logs to quarantine), {} "
+        + "stale log(s) set aside in quarantine", brokerId, table.version(), replicas.size(), started, waiting, retired,
+        quarantinedOnRetire, setAside);
+    if (started > 0) {
+      openRound.quarantined(setAside);
+    }
     return this;
   }
 
-  private void spawn(ShardAssignment a) {
-    quarantineIfOtherIncarnation(a);
+  /** Starts a replica actor for {@code a}; true if an old log in its directory was set aside first. */
+  private boolean spawn(ShardAssignment a) {
+    boolean setAside = quarantineIfOtherIncarnation(a);
     ActorRef<ShardReplica.Command> replica = getContext().spawn(ShardReplica.create(a, brokerId,
-        dataDir.resolve(directoryName(a.id())), logSettings, flusher, transport, settings, registry),
-        "replica-" + directoryName(a.id()) + "-" + (++spawned), REPLICA_DISPATCHER);
+        dataDir.resolve(directoryName(a.id())), logSettings, flusher, transport, settings, registry,
+        getContext().getSelf()), "replica-" + directoryName(a.id()) + "-" + (++spawned), REPLICA_DISPATCHER);
     getContext().watchWith(replica, new ReplicaStopped(a.id(), replica));
     replicas.put(a.id(), replica);
     registry.put(a.id(), replica);
-    registry.opening(a.id(), true);
+    openRound.started(a.id());
+    return setAside;
   }
 
   /**
@@ -249,7 +296,7 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
    * start. Only directories named like a replica log are touched (the data directory may hold other files, e.g. a
    * journal, and the quarantine itself).
    */
-  private void quarantineLogsNotHostedIn(AssignmentTable table) {
+  private int quarantineLogsNotHostedIn(AssignmentTable table) {
     Set<String> hosted = new HashSet<>();
     for (ShardAssignment a : table.shards().values()) {
       if (a.hostedBy(brokerId)) {
@@ -265,43 +312,58 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
     } catch (IOException e) {
       getContext().getLog().warn("broker {} cannot list {} for stale replica logs: {}", brokerId, dataDir,
           e.toString());
-      return;
+      return 0;
     }
+    int moved = 0;
     for (Path dir : stale) {
-      moveToQuarantine(dir, "not hosted here in assignment table v" + table.version());
+      moved += moveToQuarantine(dir, "not hosted here in assignment table v" + table.version()) ? 1 : 0;
     }
+    return moved;
   }
 
-  /** A hosted shard's directory that holds another incarnation of the stream is set aside, not opened. */
-  private void quarantineIfOtherIncarnation(ShardAssignment a) {
+  /**
+   * A hosted shard's directory that holds another incarnation of the stream is set aside, not opened; true if it
+   * was. A new replica's directory does not exist: one stat.
+   */
+  private boolean quarantineIfOtherIncarnation(ShardAssignment a) {
     Path dir = dataDir.resolve(directoryName(a.id()));
     Optional<ReplicaState> stored;
     try {
       stored = Files.isDirectory(dir) ? new ReplicaMetadata(dir).read() : Optional.empty();
     } catch (IOException e) {
-      return; // the replica fails on it and says why
+      return false; // the replica fails on it and says why
     }
-    if (stored.isPresent() && !stored.get().incarnation().equals(a.incarnation())) {
-      moveToQuarantine(dir, "it holds incarnation " + stored.get().incarnation() + " of stream '" + a.id().stream()
-          + "', the table's is " + a.incarnation());
-    }
+    return stored.isPresent() && !stored.get().incarnation().equals(a.incarnation())
+        && moveToQuarantine(dir, "it holds incarnation " + stored.get().incarnation() + " of stream '"
+            + a.id().stream() + "', the table's is " + a.incarnation());
   }
 
-  private void moveToQuarantine(Path dir, String why) {
+  /**
+   * Sets a replica log aside (expected after a stream was deleted, or deleted and created again, while this broker
+   * was down: one DEBUG line each, counted in the table's INFO line); a failure to do so is a WARN of its own.
+   */
+  private boolean moveToQuarantine(Path dir, String why) {
     try {
       Path moved = quarantine.quarantine(dir);
-      getContext().getLog().warn("broker {} moved replica log {} to {}: {}", brokerId, dir, moved, why);
+      getContext().getLog().debug("broker {} moved replica log {} to {}: {}", brokerId, dir, moved, why);
+      return true;
     } catch (IOException e) {
       getContext().getLog().warn("broker {} could not move replica log {} to quarantine ({}): {}", brokerId, dir, why,
           e.toString());
+      return false;
     }
   }
 
   private Behavior<Command> onPurgeQuarantine() {
     try {
-      for (Path expired : quarantine.purgeExpired()) {
-        getContext().getLog().info("broker {} deleted quarantined replica log {}: past its retention", brokerId,
-            expired);
+      List<Path> expired = quarantine.purgeExpired();
+      for (Path gone : expired) {
+        getContext().getLog().debug("broker {} deleted quarantined replica log {}: past its retention", brokerId,
+            gone);
+      }
+      if (!expired.isEmpty()) {
+        getContext().getLog().info("broker {} deleted {} quarantined replica log(s) past their retention", brokerId,
+            expired.size());
       }
     } catch (IOException e) {
       getContext().getLog().warn("broker {} could not purge its quarantined replica logs: {}", brokerId, e.toString());
@@ -352,7 +414,7 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
       ActorRef<ShardReplica.Command> replica = replicas.get(id);
       if (replica == null) {
         known.add(ReplicaStatus.notHosted(id, brokerId));
-      } else if (registry.opening(id)) {
+      } else if (openRound.pending(id)) {
         known.add(ReplicaStatus.starting(id, brokerId));
       } else {
         asked.put(id, replica);
@@ -382,6 +444,7 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
   }
 
   private Behavior<Command> onReplicaStopped(ReplicaStopped stopped) {
+    openRound.stopped(stopped.id()).ifPresent(done -> getContext().getLog().info("broker {} {}", brokerId, done));
     if (retiring.get(stopped.id()) == stopped.replica()) {
       retiring.remove(stopped.id());
       Path dir = dataDir.resolve(directoryName(stopped.id()));

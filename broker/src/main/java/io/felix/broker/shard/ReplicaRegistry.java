@@ -6,7 +6,6 @@ import io.felix.broker.log.RetentionSettings;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.pekko.actor.typed.ActorRef;
 
@@ -19,7 +18,6 @@ public final class ReplicaRegistry {
   private final int brokerId;
   private volatile AssignmentTable table = AssignmentTable.EMPTY;
   private final Map<ShardId, ActorRef<ShardReplica.Command>> replicas = new ConcurrentHashMap<>();
-  private final Set<ShardId> opening = ConcurrentHashMap.newKeySet();
   private volatile NotServingSink notServing = NotServingSink.NONE;
   private volatile Duration notServingInterval = Duration.ofSeconds(1);
   private volatile RetentionSettings retention = RetentionSettings.defaults();
@@ -51,22 +49,8 @@ public final class ReplicaRegistry {
 
   void remove(ShardId id) {
     replicas.remove(id);
-    opening.remove(id);
   }
 
-  /** Whether the shard's replica actor was started and has not yet opened its log (or failed to): it is starting. */
-  boolean opening(ShardId id) {
-    return opening.contains(id);
-  }
-
-  /** Set by the directory when it starts a replica, cleared by the replica once its log opened or failed to. */
-  void opening(ShardId id, boolean starting) {
-    if (starting) {
-      opening.add(id);
-    } else {
-      opening.remove(id);
-    }
-  }
 
   /**
    * Where replicas assigned to lead but not leading report it, and how often each repeats its report while that

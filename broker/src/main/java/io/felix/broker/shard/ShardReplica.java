@@ -98,8 +98,13 @@ public final class ShardReplica {
 
   private ShardReplica() {}
 
+  /**
+   * @param directory told {@link ReplicaDirectory.ReplicaOpened} once the log is open (or could not be), so the
+   *     directory reports a round of opens in one line
+   */
   public static Behavior<Command> create(ShardAssignment assignment, int brokerId, Path dir, LogSettings logSettings,
-      FlushScheduler flusher, ReplicationTransport transport, ReplicationSettings settings, ReplicaRegistry registry) {
+      FlushScheduler flusher, ReplicationTransport transport, ReplicationSettings settings, ReplicaRegistry registry,
+      ActorRef<ReplicaDirectory.Command> directory) {
     ShardId id = assignment.id();
     return Behaviors.setup(actor -> Behaviors.withTimers(timers -> {
       timers.startTimerWithFixedDelay(TICK_KEY, Tick.INSTANCE, tickInterval(settings));
@@ -109,14 +114,14 @@ public final class ShardReplica {
       try {
         ctx = wiring.open(assignment);
       } catch (Exception e) {
-        registry.opening(id, false);
         actor.getLog().error("replica {} on broker {} failed: its log in {} cannot be opened: {}", id, brokerId, dir,
             e.getMessage());
+        directory.tell(new ReplicaDirectory.ReplicaOpened(id, true));
         return FailedReplica.afterOpenFailed(wiring, assignment, e.getMessage());
       }
-      registry.opening(id, false);
+      directory.tell(new ReplicaDirectory.ReplicaOpened(id, false));
       ReplicaState state = ctx.state();
-      actor.getLog().info("replica {} on broker {} opened: log end {}, last epoch {}, promised epoch {}{}", id,
+      actor.getLog().debug("replica {} on broker {} opened: log end {}, last epoch {}, promised epoch {}{}", id,
           brokerId, ctx.log.logEndOffset(), ctx.log.lastEpoch(), state.promisedEpoch(),
           state.recovering() ? ", new or wiped: it vouches for nothing until it has caught up with a leader" : "");
       return roleFor(ctx, assignment);
@@ -159,7 +164,7 @@ public final class ShardReplica {
     try {
       if (delete) {
         ctx.log.deleteAll();
-        ctx.actor.getLog().info("replica {} retired from broker {}: log deleted", ctx.id, ctx.brokerId);
+        ctx.actor.getLog().debug("replica {} retired from broker {}: log deleted", ctx.id, ctx.brokerId);
       } else {
         ctx.log.close();
       }

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
@@ -42,12 +43,15 @@ class LogRecoveryTest {
     logLines = new ListAppender<>();
     logLines.start();
     ((Logger) LoggerFactory.getLogger(ShardLog.class)).addAppender(logLines);
+    ((Logger) LoggerFactory.getLogger(ShardLog.class)).setLevel(Level.DEBUG); // recovery's per-log lines
+
     dir = tmp.resolve("log");
   }
 
   @AfterEach
   void tearDown() {
     ((Logger) LoggerFactory.getLogger(ShardLog.class)).detachAppender(logLines);
+    ((Logger) LoggerFactory.getLogger(ShardLog.class)).setLevel(null);
     flusher.close();
   }
 
@@ -106,7 +110,7 @@ class LogRecoveryTest {
     assertEquals(27, log.logEndOffset());
     assertEquals(27, log.durableOffset());
     // Served as durable, so recorded as durable before open returns, not only at the next roll or clean close.
-    assertEquals("27", Files.readString(dir.resolve(ShardLog.RECOVERY_POINT)));
+    assertEquals("27 0 1476", Files.readString(dir.resolve(ShardLog.RECOVERY_POINT))); // offset, segment, byte
     assertTrue(warnings().contains("fsynced the records in [0, 27) kept by recovery; recovery point now 27"),
         warnings());
     log.closeAsIfCrashed();

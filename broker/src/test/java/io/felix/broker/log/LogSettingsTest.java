@@ -20,16 +20,20 @@ class LogSettingsTest {
     assertEquals(128L * 1024 * 1024, settings.segmentBytes());
     assertEquals(LogSettings.Flush.ALWAYS, settings.flush());
     assertEquals(Duration.ofSeconds(5), settings.reopenInterval());
+    assertEquals(LogSettings.VerifyOnOpen.ALL, settings.verifyOnOpen());
+    assertEquals(Duration.ofSeconds(60), settings.idleFileClose());
   }
 
   @Test
   void overridesAreRead() {
     LogSettings settings = LogSettings.fromConfig(withOverride(
-        "felix.log { flush = interval, flush-interval = 2s, flush-threads = 1, verify-on-open = unflushed }"));
+        "felix.log { flush = interval, flush-interval = 2s, flush-threads = 1, verify-on-open = unflushed, "
+            + "idle-file-close = 0 }"));
     assertEquals(LogSettings.Flush.INTERVAL, settings.flush());
     assertEquals(Duration.ofSeconds(2), settings.flushInterval());
     assertEquals(1, settings.flushThreads());
     assertEquals(LogSettings.VerifyOnOpen.UNFLUSHED, settings.verifyOnOpen());
+    assertEquals(Duration.ZERO, settings.idleFileClose());
   }
 
   @Test
@@ -58,6 +62,9 @@ class LogSettingsTest {
     assertEquals("felix.log.reopen-interval must be a positive duration, got PT0S",
         assertThrows(IllegalArgumentException.class,
             () -> LogSettings.fromConfig(withOverride("felix.log.reopen-interval = 0s"))).getMessage());
+    assertEquals("felix.log.idle-file-close must be a duration >= 0 (0 = never), got PT-1S",
+        assertThrows(IllegalArgumentException.class,
+            () -> LogSettings.fromConfig(withOverride("felix.log.idle-file-close = -1s"))).getMessage());
     assertEquals("felix.log.index-interval-bytes is missing", assertThrows(IllegalArgumentException.class,
         () -> LogSettings.fromConfig(ConfigFactory.parseString("segment-bytes = 1 MiB, flush = always, "
             + "flush-interval = 1s, flush-threads = 1, verify-on-open = all"))).getMessage());

@@ -10,13 +10,17 @@ final class LogTestSupport {
 
   private LogTestSupport() {}
 
-  /** Six 164-byte batches per segment (a seventh would pass 1000 bytes); an index entry every 400 bytes. */
+  /**
+   * Six 164-byte batches per segment (a seventh would pass 1000 bytes); an index entry every 400 bytes; every batch
+   * verified on open (the tests of {@code unflushed} say so).
+   */
   static LogSettings smallSegments() {
-    return LogSettings.defaults().withSegmentBytes(1000).withIndexIntervalBytes(400);
+    return oneBigSegment().withSegmentBytes(1000).withIndexIntervalBytes(400);
   }
 
+  /** The default segment size; every batch verified on open. */
   static LogSettings oneBigSegment() {
-    return LogSettings.defaults();
+    return LogSettings.defaults().withVerifyOnOpen(LogSettings.VerifyOnOpen.ALL);
   }
 
   /** A payload whose bytes identify the batch: byte i is (seed * 31 + i). */

@@ -214,7 +214,8 @@ class ShardLogTest {
     assertEquals(7, reopened.lastEpoch());
     assertEquals(List.of(new EpochStart(2, 0), new EpochStart(7, 30)), reopened.epochStarts());
     assertEquals(30, reopened.endOffsetForEpoch(2));
-    assertEquals("45", Files.readString(reopened.directory().resolve(ShardLog.RECOVERY_POINT)));
+    // offset 45 ends the active segment (base 36, three 164-byte batches): "offset segment-base position"
+    assertEquals("45 36 492", Files.readString(reopened.directory().resolve(ShardLog.RECOVERY_POINT)));
     List<byte[]> after = new ArrayList<>();
     for (long o = 0; o < 45; o = reopened.read(o, 1).nextOffset()) {
       after.add(bytes(reopened.read(o, 1).batches()));

@@ -283,7 +283,7 @@ class ControlMessageSerializerTest {
       assertTrue(ControlMessage.class.isAssignableFrom(mapped), mapped + " is mapped but has no marker");
     }
     assertEquals(Set.of("ReplicasAnswered", "ProgressNow", "PlacementTick", "MembershipChanged", "Listed", "ProgressTick",
-            "RegisterTick", "ReplicaStopped", "Respawn", "StopReplicaUnretired", "TableHeld", "HeldTablesWaitOver",
+            "RegisterTick", "ReplicaStopped", "ReplicaOpened", "Respawn", "StopReplicaUnretired", "TableHeld", "HeldTablesWaitOver",
             "PurgeQuarantine"),
         localOnly.stream().map(Class::getSimpleName).collect(Collectors.toSet()));
     for (Class<?> local : localOnly) {

@@ -1,5 +1,6 @@
 package io.felix.broker.group;
 
+import io.felix.broker.metrics.ConsumerGroupLag;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -12,7 +13,8 @@ import java.util.Map;
  * @param committed the group's committed offset, -1 for none
  * @param lag the records between it and the shard's commit offset
  */
-public record GroupLag(String group, String stream, int shard, long committed, long lag) {
+public record GroupLag(String group, String stream, int shard, long committed, long lag)
+    implements ConsumerGroupLag {
 
   /** The records of a shard with commit offset {@code highWatermark} that a group at {@code committed} lacks. */
   public static long records(long committed, long highWatermark) {

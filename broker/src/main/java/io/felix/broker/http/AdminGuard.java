@@ -29,11 +29,11 @@ final class AdminGuard extends AllDirectives {
   private static final Set<String> OPEN_PATHS = Set.of("/health", "/ready");
 
   private final BrokerSecurity security;
-  private final AdminRoutes admin;
+  private final AdminRequests requests;
 
-  AdminGuard(ActorSystem<?> system, AdminRoutes admin) {
+  AdminGuard(ActorSystem<?> system, AdminRequests requests) {
     this.security = BrokerSecurity.of(system);
-    this.admin = admin;
+    this.requests = requests;
   }
 
   Route guard(Supplier<Route> inner) {
@@ -50,13 +50,13 @@ final class AdminGuard extends AllDirectives {
           : Optional.of(BrokerSecurity.ANONYMOUS);
       if (principal.isEmpty()) {
         return respondWithHeader(RawHeader.create("WWW-Authenticate", "Bearer realm=\"felix\""), () ->
-            admin.error(StatusCodes.UNAUTHORIZED, bearer(request).isPresent()
+            requests.error(StatusCodes.UNAUTHORIZED, bearer(request).isPresent()
                 ? "the bearer token is not valid on this cluster"
                 : "this admin API needs authentication: send 'Authorization: Bearer <token>'"));
       }
       Operation needed = needed(request, path);
       if (!security.authorized(principal.get(), ResourceType.CLUSTER, AclEntry.CLUSTER_NAME, needed)) {
-        return admin.error(StatusCodes.FORBIDDEN, "principal '" + principal.get() + "' may not "
+        return requests.error(StatusCodes.FORBIDDEN, "principal '" + principal.get() + "' may not "
             + needed.wireName() + " the cluster (" + request.method().value() + " " + path
             + "): no ACL allows it; nothing was done");
       }

@@ -27,33 +27,35 @@ final class CacheRoutes extends AllDirectives {
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
 
   private final AdminRoutes admin;
+  private final AdminRequests requests;
   private final AdminRoutes.CommitOffsets commitOffsets;
 
-  CacheRoutes(AdminRoutes admin, AdminRoutes.CommitOffsets commitOffsets) {
+  CacheRoutes(AdminRoutes admin, AdminRequests requests, AdminRoutes.CommitOffsets commitOffsets) {
     this.admin = admin;
+    this.requests = requests;
     this.commitOffsets = commitOffsets;
   }
 
   Route routes() {
     return concat(
         path("caches", () -> concat(
-            get(() -> admin.withView(view -> admin.ok(list(view)))),
-            post(() -> admin.body(this::create)))),
+            get(() -> requests.withView(view -> requests.ok(list(view)))),
+            post(() -> requests.body(this::create)))),
         path(PathMatchers.segment("caches").slash(PathMatchers.segment()), name -> concat(
             get(() -> withCache(name, cache -> describe(cache))),
-            delete(() -> withCache(name, cache -> admin.command(StatusCodes.NO_CONTENT, "",
+            delete(() -> withCache(name, cache -> requests.command(StatusCodes.NO_CONTENT,
                 r -> new PlacementController.DeleteStream(name, r)))))));
   }
 
   /** POST /v1/caches {"name", "shards", "replication_factor", "default_ttl_ms"}. */
   private Route create(JsonNode body) {
-    AdminRoutes.onlyFields(body, "name", "shards", "replication_factor", "default_ttl_ms");
-    String name = AdminRoutes.text(body, "name");
-    int shards = AdminRoutes.integer(body, "shards");
-    Integer replicationFactor = body.has("replication_factor") ? AdminRoutes.integer(body, "replication_factor") : null;
-    Long ttl = AdminRoutes.optionalLong(body, "default_ttl_ms");
+    AdminRequests.onlyFields(body, "name", "shards", "replication_factor", "default_ttl_ms");
+    String name = AdminRequests.text(body, "name");
+    int shards = AdminRequests.integer(body, "shards");
+    Integer replicationFactor = body.has("replication_factor") ? AdminRequests.integer(body, "replication_factor") : null;
+    Long ttl = AdminRequests.optionalLong(body, "default_ttl_ms");
     if (ttl != null && ttl < 0) {
-      throw new AdminRoutes.BadField("default_ttl_ms: must be 0 (no expiry) or more, got " + ttl);
+      throw new AdminRequests.BadField("default_ttl_ms: must be 0 (no expiry) or more, got " + ttl);
     }
     // Retention would drop live entries: a cache's log is bounded by compaction and TTL instead.
     StreamConfig config = new StreamConfig(-1L, -1L, null, new CacheConfig(ttl == null ? 0 : ttl));
@@ -61,10 +63,10 @@ final class CacheRoutes extends AllDirectives {
   }
 
   private Route withCache(String name, Function<StreamRecord, Route> handler) {
-    return admin.withView(view -> {
+    return requests.withView(view -> {
       StreamRecord s = view.state().streams().get(name);
       if (s == null || !s.config().forCache() || InternalStreams.isInternal(name)) {
-        return admin.error(StatusCodes.NOT_FOUND, "cache '" + name + "' does not exist"
+        return requests.error(StatusCodes.NOT_FOUND, "cache '" + name + "' does not exist"
             + (s != null ? " ('" + name + "' is a stream)" : ""));
       }
       return handler.apply(s);
@@ -72,11 +74,11 @@ final class CacheRoutes extends AllDirectives {
   }
 
   private Route describe(StreamRecord cache) {
-    return admin.withView(view -> onSuccess(commitOffsets.of(view.state().table(), cache.name())
+    return requests.withView(view -> onSuccess(commitOffsets.of(view.state().table(), cache.name())
         .exceptionally(failure -> Map.of()), offsets -> {
           ObjectNode node = AdminJson.streamDetail(view.state(), cache, offsets, Map.of());
           node.put("default_ttl_ms", cache.config().cache().defaultTtlMs());
-          return admin.ok(node);
+          return requests.ok(node);
         }));
   }
 

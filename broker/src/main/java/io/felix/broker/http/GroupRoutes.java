@@ -32,7 +32,6 @@ import java.util.concurrent.CompletionStage;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.http.javadsl.ConnectionContext;
 import org.apache.pekko.http.javadsl.Http;
-import org.apache.pekko.http.javadsl.model.ContentTypes;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.StatusCodes;
@@ -60,11 +59,11 @@ final class GroupRoutes {
   private final Duration timeout;
   private final TlsSettings tls;
 
-  GroupRoutes(ActorSystem<?> system, AdminRoutes.CommitOffsets commitOffsets, Duration timeout) {
+  GroupRoutes(ActorSystem<?> system, AdminRequests requests, AdminRoutes.CommitOffsets commitOffsets) {
     this.system = system;
     this.groups = LocalGroups.of(system);
     this.commitOffsets = commitOffsets;
-    this.timeout = timeout;
+    this.timeout = requests.timeout();
     this.tls = TlsSettings.fromConfig(system.settings().config());
   }
 
@@ -116,12 +115,12 @@ final class GroupRoutes {
         OffsetsStore.shardOf(group, offsetsShards))).map(a -> a.leader()).orElse(-1);
     Optional<BrokerEndpoint> endpoint = table.broker(coordinator);
     if (offsetsShards == null) {
-      return CompletableFuture.completedFuture(error(StatusCodes.NOT_FOUND.intValue(),
+      return CompletableFuture.completedFuture(AdminRequests.errorResponse(StatusCodes.NOT_FOUND,
           "no group named '" + group + "' (no group has been used yet)"));
     }
     if (!local && coordinator != groups.brokerId()) {
       if (endpoint.isEmpty()) {
-        return CompletableFuture.completedFuture(error(StatusCodes.SERVICE_UNAVAILABLE.intValue(),
+        return CompletableFuture.completedFuture(AdminRequests.errorResponse(StatusCodes.SERVICE_UNAVAILABLE,
             "group '" + group + "' has no coordinator now (its offsets shard has no leader)"));
       }
       return ask(endpoint.get(), "/v1/groups/" + URLEncoder.encode(group, StandardCharsets.UTF_8)
@@ -130,7 +129,7 @@ final class GroupRoutes {
     return groups.describeAll().thenCompose(views -> {
       Optional<GroupView> view = views.stream().filter(v -> v.group().equals(group)).findFirst();
       if (view.isEmpty()) {
-        return CompletableFuture.completedFuture(error(StatusCodes.NOT_FOUND.intValue(),
+        return CompletableFuture.completedFuture(AdminRequests.errorResponse(StatusCodes.NOT_FOUND,
             "no group named '" + group + "' (its coordinator, broker " + groups.brokerId() + ", knows none)"));
       }
       GroupView v = view.get();
@@ -229,12 +228,6 @@ final class GroupRoutes {
   }
 
   private static HttpResponse ok(JsonNode body) {
-    return HttpResponse.create().withStatus(StatusCodes.OK).withEntity(ContentTypes.APPLICATION_JSON,
-        body.toString());
-  }
-
-  private static HttpResponse error(int status, String text) {
-    return HttpResponse.create().withStatus(status).withEntity(ContentTypes.APPLICATION_JSON,
-        AdminJson.error(status, text).toString());
+    return AdminRequests.response(StatusCodes.OK, body);
   }
 }

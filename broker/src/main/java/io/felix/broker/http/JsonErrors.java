@@ -1,19 +1,15 @@
 package io.felix.broker.http;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import org.apache.pekko.http.javadsl.model.ContentTypes;
 import org.apache.pekko.http.javadsl.model.HttpEntity;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.MediaTypes;
 
 /**
  * Turns Pekko HTTP's own error answers (plain text: unknown path, method not allowed, body too large, a failure)
- * into the API's JSON errors, keeping their status and message; the API's own answers pass unchanged.
+ * into the API's JSON errors ({@link AdminRequests#errorResponse}), keeping their status, headers and message; the
+ * API's own answers pass unchanged.
  */
 final class JsonErrors {
-  private static final ObjectMapper MAPPER = new ObjectMapper();
-
   private JsonErrors() {}
 
   static HttpResponse ofResponse(HttpResponse response) {
@@ -23,11 +19,6 @@ final class JsonErrors {
     }
     String message = response.entity() instanceof HttpEntity.Strict strict && !strict.getData().isEmpty()
         ? strict.getData().utf8String().strip() : response.status().reason();
-    try {
-      return response.withEntity(ContentTypes.APPLICATION_JSON,
-          MAPPER.writeValueAsBytes(AdminJson.error(status, message)));
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException("cannot render JSON", e);
-    }
+    return response.withEntity(AdminRequests.errorResponse(response.status(), message).entity());
   }
 }

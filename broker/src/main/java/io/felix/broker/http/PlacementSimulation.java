@@ -43,13 +43,13 @@ final class PlacementSimulation {
     this.settings = settings;
   }
 
-  CompletionStage<AdminRoutes.Response> posted(String body) {
+  CompletionStage<AdminRequests.Response> posted(String body) {
     ClusterSnapshot snapshot;
     try {
       snapshot = SimulateJson.readSnapshot(body);
     } catch (InvalidLayoutException e) {
       return CompletableFuture.completedFuture(
-          new AdminRoutes.Response(StatusCodes.BAD_REQUEST, AdminJson.error(400, e.getMessage())));
+          new AdminRequests.Response(StatusCodes.BAD_REQUEST, AdminJson.error(400, e.getMessage())));
     }
     long shards = snapshot.groups().stream().mapToLong(Group::shards).sum();
     if (shards > MAX_SHARDS || snapshot.brokers().size() > MAX_BROKERS) {
@@ -57,17 +57,17 @@ final class PlacementSimulation {
           ? "groups: a simulation takes at most " + MAX_SHARDS + " shards in all, got " + shards
           : "brokers: a simulation takes at most " + MAX_BROKERS + " brokers, got " + snapshot.brokers().size();
       return CompletableFuture.completedFuture(
-          new AdminRoutes.Response(StatusCodes.BAD_REQUEST, AdminJson.error(400, problem)));
+          new AdminRequests.Response(StatusCodes.BAD_REQUEST, AdminJson.error(400, problem)));
     }
     return run(snapshot);
   }
 
-  CompletionStage<AdminRoutes.Response> live(ControlView view) {
+  CompletionStage<AdminRequests.Response> live(ControlView view) {
     return run(PlacementSnapshots.of(view.state(), new HashSet<>(view.available()), settings));
   }
 
-  private static CompletionStage<AdminRoutes.Response> run(ClusterSnapshot snapshot) {
-    return CompletableFuture.supplyAsync(() -> new AdminRoutes.Response(StatusCodes.OK,
+  private static CompletionStage<AdminRequests.Response> run(ClusterSnapshot snapshot) {
+    return CompletableFuture.supplyAsync(() -> new AdminRequests.Response(StatusCodes.OK,
         SimulateJson.resultToJson(Simulator.run(snapshot, MAX_PASSES))), SIMULATOR);
   }
 }

@@ -33,39 +33,39 @@ final class SecurityRoutes extends AllDirectives {
   private static final SecureRandom RANDOM = new SecureRandom();
 
   private final BrokerSecurity security;
-  private final AdminRoutes admin;
+  private final AdminRequests requests;
 
-  SecurityRoutes(ActorSystem<?> system, AdminRoutes admin) {
+  SecurityRoutes(ActorSystem<?> system, AdminRequests requests) {
     this.security = BrokerSecurity.of(system);
-    this.admin = admin;
+    this.requests = requests;
   }
 
   Route routes() {
     return concat(
         path("users", () -> concat(
-            get(() -> admin.json(StatusCodes.OK, users(security.state()))),
-            post(() -> admin.body(this::createUser)))),
+            get(() -> requests.ok(users(security.state()))),
+            post(() -> requests.body(this::createUser)))),
         path(PathMatchers.segment("users").slash(PathMatchers.segment()), name ->
-            delete(() -> admin.command(StatusCodes.NO_CONTENT,
+            delete(() -> requests.command(StatusCodes.NO_CONTENT,
                 r -> new PlacementController.ChangeSecurity(new SecurityEvent.UserDeleted(name), r)))),
         path(PathMatchers.segment("users").slash(PathMatchers.segment()).slash("tokens"), this::issueToken),
         path("acls", () -> concat(
-            get(() -> admin.json(StatusCodes.OK, acls(security.state()))),
-            post(() -> admin.body(body -> acl(body, SecurityEvent.AclAdded::new))),
+            get(() -> requests.ok(acls(security.state()))),
+            post(() -> requests.body(body -> acl(body, SecurityEvent.AclAdded::new))),
             delete(() -> parameterMap(query -> acl(queryBody(query), SecurityEvent.AclRemoved::new))))));
   }
 
   /** POST /v1/users {"name": "...", "password": "..."}: creates the user, or sets a new password. */
   private Route createUser(JsonNode body) {
-    AdminRoutes.onlyFields(body, "name", "password");
-    String name = AdminRoutes.text(body, "name");
-    String password = AdminRoutes.text(body, "password");
+    AdminRequests.onlyFields(body, "name", "password");
+    String name = AdminRequests.text(body, "name");
+    String password = AdminRequests.text(body, "password");
     if (password.length() < 8) {
-      return admin.error(StatusCodes.BAD_REQUEST, "password: must have at least 8 characters");
+      return requests.error(StatusCodes.BAD_REQUEST, "password: must have at least 8 characters");
     }
     SecurityEvent change = new SecurityEvent.UserCredentialSet(name,
         Scram.newCredential(password, security.settings().scramIterations()));
-    return admin.command(StatusCodes.CREATED, r -> new PlacementController.ChangeSecurity(change, r));
+    return requests.command(StatusCodes.CREATED, r -> new PlacementController.ChangeSecurity(change, r));
   }
 
   /** POST /v1/users/{name}/tokens: a new bearer token for the user, shown in this answer only. */
@@ -75,25 +75,30 @@ final class SecurityRoutes extends AllDirectives {
       RANDOM.nextBytes(bytes);
       String token = Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
       SecurityEvent change = new SecurityEvent.TokenIssued(user, BrokerSecurity.tokenHash(token));
-      return admin.command(StatusCodes.CREATED, "; token: " + token,
+      return requests.command(StatusCodes.CREATED, "; token: " + token,
           r -> new PlacementController.ChangeSecurity(change, r));
     });
   }
 
+  /** POST or DELETE /v1/acls: the ACL named by the body or the query; a bad field or an unknown name is a 400. */
   private Route acl(JsonNode body, Function<AclEntry, SecurityEvent> change) {
-    AclEntry acl;
+    return requests.checked(() -> {
+      SecurityEvent event = change.apply(aclEntry(body));
+      return requests.command(event instanceof SecurityEvent.AclAdded ? StatusCodes.CREATED : StatusCodes.NO_CONTENT,
+          r -> new PlacementController.ChangeSecurity(event, r));
+    });
+  }
+
+  private static AclEntry aclEntry(JsonNode body) {
+    AdminRequests.onlyFields(body, "principal", "resource_type", "resource_name", "operation");
     try {
-      AdminRoutes.onlyFields(body, "principal", "resource_type", "resource_name", "operation");
-      ResourceType type = ResourceType.fromWire(AdminRoutes.text(body, "resource_type"));
-      acl = new AclEntry(AdminRoutes.text(body, "principal"), type,
-          type == ResourceType.CLUSTER ? AclEntry.CLUSTER_NAME : AdminRoutes.text(body, "resource_name"),
-          Operation.fromWire(AdminRoutes.text(body, "operation")));
-    } catch (IllegalArgumentException | AdminRoutes.BadField e) {
-      return admin.error(StatusCodes.BAD_REQUEST, e.getMessage());
+      ResourceType type = ResourceType.fromWire(AdminRequests.text(body, "resource_type"));
+      return new AclEntry(AdminRequests.text(body, "principal"), type,
+          type == ResourceType.CLUSTER ? AclEntry.CLUSTER_NAME : AdminRequests.text(body, "resource_name"),
+          Operation.fromWire(AdminRequests.text(body, "operation")));
+    } catch (IllegalArgumentException e) {
+      throw new AdminRequests.BadField(e.getMessage());
     }
-    SecurityEvent event = change.apply(acl);
-    return admin.command(event instanceof SecurityEvent.AclAdded ? StatusCodes.CREATED : StatusCodes.NO_CONTENT,
-        r -> new PlacementController.ChangeSecurity(event, r));
   }
 
   private static JsonNode queryBody(Map<String, String> query) {

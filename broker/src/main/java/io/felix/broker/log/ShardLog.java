@@ -3,28 +3,33 @@ package io.felix.broker.log;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentSkipListMap;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The segmented, append-only log of one shard replica, in one directory.
+ *
+ * <p>This class appends, rolls, truncates, reads, recovers (with {@link LogRecovery}) and closes idle files; three
+ * jobs live in classes of their own, each stating its thread-safety rule, and this class's methods for them only
+ * delegate: {@link LogDurability} (the durable offset, group-commit flushes, waiting for a batch to be stored),
+ * {@link LogRetention} (deleting sealed segments past the time or size limit) and {@link LogCompaction} (the
+ * crash-safe rewrite of a sealed segment). Every change of the segment files goes through {@link #changeSegments}.
  *
  * <h2>On disk</h2>
  * <ul>
@@ -117,8 +122,9 @@ public final class ShardLog implements AutoCloseable {
   /** Held by the owner while it writes a batch; the idle close only tries it (see Thread-safety). */
   private final ReentrantLock appendLock = new ReentrantLock();
   private final AtomicLong truncations = new AtomicLong();
-  private final AtomicBoolean flushRequested = new AtomicBoolean();
-  private final DurableWaiters waiters = new DurableWaiters(() -> this.durableOffset);
+  private final LogDurability durability;
+  private final LogRetention retention = new LogRetention(this);
+  private final LogCompaction compaction = new LogCompaction(this);
   private final ProducerStates producers = new ProducerStates(System::currentTimeMillis);
   private final LongSupplier nanoClock;
   /** When an append or a read last used the files (the flusher's clock). */
@@ -127,7 +133,6 @@ public final class ShardLog implements AutoCloseable {
   private volatile boolean filesClosedIdle;
   private volatile Segment active;
   private volatile long logEndOffset;
-  private volatile long durableOffset;
   private volatile IOException failure;
   private volatile boolean closed;
   /** Guarded by the flush lock. */
@@ -144,6 +149,7 @@ public final class ShardLog implements AutoCloseable {
     this.recoveryPointFile = new CheckpointFile(dir, RECOVERY_POINT);
     this.claimed = claimed;
     this.rollBytes = settings.segmentBytes();
+    this.durability = new LogDurability(this, flusher, settings.flush());
     this.nanoClock = flusher == null ? System::nanoTime : flusher.nanoClock();
     this.lastUsedNanos = nanoClock.getAsLong();
   }
@@ -206,7 +212,7 @@ public final class ShardLog implements AutoCloseable {
     }
     active = opened.get(opened.size() - 1);
     logEndOffset = endOffset;
-    durableOffset = endOffset; // everything read back from disk is as durable as it gets
+    durability.durableAt(endOffset); // everything read back from disk is as durable as it gets
     synchronized (flushLock) {
       recoveryPoint = recoveredPoint;
     }
@@ -325,9 +331,7 @@ public final class ShardLog implements AutoCloseable {
     } finally {
       appendLock.unlock();
     }
-    if (flushRequested.compareAndSet(false, true) && !flusher.request(this::flushRound)) {
-      flushRound(); // the broker is stopping its flusher: fsync here rather than leave the batch unflushed
-    }
+    durability.flushAfterAppend();
   }
 
   /** Seals the active segment (fsynced, so it lies below the recovery point) and starts a new one. */
@@ -336,7 +340,7 @@ public final class ShardLog implements AutoCloseable {
       long end = logEndOffset;
       active.force();
       active.writeIndexFile();
-      durableOffset = end;
+      durability.durableAt(end);
       writeRecoveryPoint(new RecoveryPoint(end, end, 0));
       Segment next = Segment.create(dir, end, settings.indexIntervalBytes());
       CheckpointFile.forceDirectory(dir);
@@ -345,7 +349,7 @@ public final class ShardLog implements AutoCloseable {
       active = next;
       sealed.closeChannel(); // fsynced above; a reader opens it again
     }
-    waiters.completeReached();
+    durability.completeReached();
     ProducerSnapshot.write(dir, logEndOffset, producers);
   }
 
@@ -419,7 +423,7 @@ public final class ShardLog implements AutoCloseable {
     try {
       synchronized (flushLock) {
         long end = logEndOffset;
-        if (closed || failure != null || durableOffset < end || nowNanos - lastUsedNanos < idleNanos) {
+        if (closed || failure != null || durability.durableOffset() < end || nowNanos - lastUsedNanos < idleNanos) {
           return false; // closed meanwhile, or an append waits for its fsync: closing now would strand it
         }
         if (recoveryPointBehind(end)) {
@@ -448,43 +452,11 @@ public final class ShardLog implements AutoCloseable {
     return open;
   }
 
-  // ---- durability ----
-
-  /** Runs on a flusher thread: fsyncs the active segment if it has unflushed batches. */
-  private void flushRound() {
-    flushRequested.set(false);
-    synchronized (flushLock) {
-      if (closed || failure != null) {
-        return;
-      }
-      long end = logEndOffset; // batches below were written before this read, to the active segment or older ones
-      if (end > durableOffset) {
-        try {
-          active.force();
-          flusher.countFsync();
-          durableOffset = end;
-        } catch (IOException e) {
-          fail(e);
-        }
-      }
-    }
-    waiters.completeReached();
-  }
+  // ---- durability (LogDurability) ----
 
   /** Completes with the durable offset once every record below {@code offset} is fsynced. */
   public CompletionStage<Long> awaitDurable(long offset) {
-    IOException failed = failure;
-    if (failed != null) {
-      return CompletableFuture.failedFuture(failed);
-    }
-    long durable = durableOffset;
-    if (durable >= offset) {
-      return CompletableFuture.completedFuture(durable);
-    }
-    if (offset > logEndOffset) {
-      throw new IllegalArgumentException("offset " + offset + " is beyond the log end " + logEndOffset);
-    }
-    return waiters.await(offset);
+    return durability.awaitDurable(offset);
   }
 
   /**
@@ -492,19 +464,12 @@ public final class ShardLog implements AutoCloseable {
    * {@code flush = always}, written with {@code flush = interval}. The replica acknowledges on this.
    */
   public CompletionStage<Long> awaitStored(long offset) {
-    if (settings.flush() == LogSettings.Flush.INTERVAL) {
-      long end = logEndOffset;
-      if (offset > end) {
-        throw new IllegalArgumentException("offset " + offset + " is beyond the log end " + end);
-      }
-      return CompletableFuture.completedFuture(end);
-    }
-    return awaitDurable(offset);
+    return durability.awaitStored(offset);
   }
 
   /** The offset below which records count as stored under the flush policy (see {@link #awaitStored}). */
   public long storedOffset() {
-    return settings.flush() == LogSettings.Flush.INTERVAL ? logEndOffset : durableOffset;
+    return durability.storedOffset();
   }
 
   /** Whether a write, fsync or truncation failed: the log then takes no more writes and must be reopened. */
@@ -512,12 +477,18 @@ public final class ShardLog implements AutoCloseable {
     return failure != null;
   }
 
-  private void fail(IOException e) {
+  /** Fails the log: it takes no more writes, and every wait for durability fails with {@code e}. */
+  void fail(IOException e) {
     if (failure == null) {
       failure = e;
       log.error("Log {} failed and stops accepting writes: {}", dir, e.toString());
     }
-    waiters.failAbove(-1, e);
+    durability.failAbove(-1, e);
+  }
+
+  /** Why the log failed, or null. */
+  IOException failure() {
+    return failure;
   }
 
   // ---- reads (any thread) ----
@@ -608,7 +579,7 @@ public final class ShardLog implements AutoCloseable {
 
   /** The offset below which every record is fsynced. */
   public long durableOffset() {
-    return durableOffset;
+    return durability.durableOffset();
   }
 
   /** The epoch of the last batch, or -1 for an empty log. */
@@ -643,7 +614,7 @@ public final class ShardLog implements AutoCloseable {
     return segments.size();
   }
 
-  // ---- retention (owner thread) ----
+  // ---- segment size and retention (owner thread; LogRetention) ----
 
   /**
    * Sets the size at which the active segment rolls (the stream's {@code segment_bytes}); batches already written
@@ -658,56 +629,14 @@ public final class ShardLog implements AutoCloseable {
   }
 
   /**
-   * Deletes the oldest sealed segments while the oldest is past either limit: its largest timestamp older than
-   * {@code retentionMs} before {@code nowMillis}, or the log larger than {@code retentionBytes} without it (Kafka's
-   * rule); a negative limit is no limit. Never the active segment, and never a segment holding offsets at or after
-   * {@code upToOffset} (the commit offset: retention deletes only what every consumer could have read).
+   * Deletes the oldest sealed segments past either retention limit (see {@link LogRetention}), never one holding
+   * offsets at or after {@code upToOffset} (the commit offset).
    *
    * @return the log start offset afterwards
    * @throws UncheckedIOException if a deletion fails; the log is then failed
    */
   public long deleteSegmentsPastRetention(long retentionMs, long retentionBytes, long nowMillis, long upToOffset) {
-    checkWritable();
-    List<Segment> doomed = new ArrayList<>();
-    long total = 0;
-    for (Segment s : segments.values()) {
-      total += s.size();
-    }
-    try {
-      for (Segment s : segments.headMap(active.baseOffset()).values()) {
-        boolean bySize = retentionBytes >= 0 && total - s.size() >= retentionBytes;
-        boolean byTime = retentionMs >= 0 && nowMillis - s.largestTimestamp() > retentionMs;
-        if (s.nextOffset() > upToOffset || !(bySize || byTime)) {
-          break;
-        }
-        doomed.add(s);
-        total -= s.size();
-      }
-      if (doomed.isEmpty()) {
-        return logStartOffset();
-      }
-      truncations.incrementAndGet(); // odd: readers back off, then see the new start
-      try {
-        synchronized (flushLock) {
-          for (Segment s : doomed) {
-            segments.remove(s.baseOffset()); // oldest first: a crash leaves a contiguous suffix
-            s.closeAndDelete();
-          }
-          if (epochs.truncateFromStart(logStartOffset())) {
-            epochs.persist();
-          }
-          CheckpointFile.forceDirectory(dir);
-        }
-      } finally {
-        truncations.incrementAndGet();
-      }
-    } catch (IOException e) {
-      fail(e);
-      throw new UncheckedIOException("retention in " + dir + " failed; the log is failed", e);
-    }
-    log.info("Retention deleted {} segment(s) of log {}: it now starts at offset {} ({} bytes kept)", doomed.size(),
-        dir, logStartOffset(), total);
-    return logStartOffset();
+    return retention.deleteSegmentsPastRetention(retentionMs, retentionBytes, nowMillis, upToOffset);
   }
 
   /**
@@ -722,9 +651,8 @@ public final class ShardLog implements AutoCloseable {
     if (offset <= end) {
       throw new IllegalArgumentException("log " + dir + " ends at " + end + ", not below " + offset);
     }
-    truncations.incrementAndGet();
     try {
-      synchronized (flushLock) {
+      changeSegments(() -> {
         Segment next = Segment.create(dir, offset, settings.indexIntervalBytes());
         CheckpointFile.forceDirectory(dir);
         List<Segment> old = new ArrayList<>(segments.values());
@@ -735,21 +663,20 @@ public final class ShardLog implements AutoCloseable {
         }
         active = next;
         logEndOffset = offset;
-        durableOffset = offset;
+        durability.durableAt(offset);
         epochs.clear();
         epochs.persist();
         writeRecoveryPoint(new RecoveryPoint(offset, offset, 0));
         // The dropped batches' producers are the leader's business now: what it sends from here rebuilds them.
         producers.clear();
         ProducerSnapshot.deleteAbove(dir, -1);
-      }
+        return null;
+      });
     } catch (IOException e) {
       fail(e);
       throw new UncheckedIOException("restarting " + dir + " at offset " + offset + " failed; the log is failed", e);
-    } finally {
-      truncations.incrementAndGet();
     }
-    waiters.completeReached();
+    durability.completeReached();
     log.info("Log {} dropped offsets [.., {}) and starts again at offset {}", dir, end, offset);
   }
 
@@ -772,20 +699,19 @@ public final class ShardLog implements AutoCloseable {
       throw new OffsetOutOfRangeException(offset, logStartOffset(), end);
     }
     long newEnd;
-    truncations.incrementAndGet(); // odd: readers back off
     try {
-      synchronized (flushLock) {
+      newEnd = changeSegments(() -> {
         Segment keep = segments.floorEntry(offset).getValue();
         Segment.BatchStart cut = keep.locate(offset);
         if (cut == null) {
           throw new IOException("no batch contains offset " + offset + " in segment " + keep.name
               + " although it is below the log end " + end);
         }
-        newEnd = cut.baseOffset();
+        long cutAt = cut.baseOffset();
         // Crash-safe order: first lower the recovery point, so whatever a crash leaves half-cut lies after it and
         // is dropped on open; then delete segments newest first, so the files left are always a contiguous log.
-        if (recoveryPoint.offset() > newEnd) {
-          writeRecoveryPoint(new RecoveryPoint(newEnd, keep.baseOffset(), cut.position()));
+        if (recoveryPoint.offset() > cutAt) {
+          writeRecoveryPoint(new RecoveryPoint(cutAt, keep.baseOffset(), cut.position()));
         }
         List<Segment> later = new ArrayList<>(segments.tailMap(keep.baseOffset(), false).descendingMap().values());
         for (Segment s : later) {
@@ -793,22 +719,21 @@ public final class ShardLog implements AutoCloseable {
           s.closeAndDelete();
         }
         keep.deleteIndexFile();
-        keep.truncateTo(cut.position(), newEnd);
+        keep.truncateTo(cut.position(), cutAt);
         active = keep;
-        logEndOffset = newEnd;
-        durableOffset = Math.min(durableOffset, newEnd);
-        if (epochs.truncateFrom(newEnd)) {
+        logEndOffset = cutAt;
+        durability.truncatedTo(cutAt);
+        if (epochs.truncateFrom(cutAt)) {
           epochs.persist();
         }
         if (!later.isEmpty()) {
           CheckpointFile.forceDirectory(dir);
         }
-      }
+        return cutAt;
+      });
     } catch (IOException e) {
       fail(e);
       throw new UncheckedIOException("truncation of " + dir + " to " + offset + " failed; the log is failed", e);
-    } finally {
-      truncations.incrementAndGet();
     }
     try {
       ProducerSnapshot.deleteAbove(dir, newEnd);
@@ -818,7 +743,7 @@ public final class ShardLog implements AutoCloseable {
       throw new UncheckedIOException("rebuilding the producer state of " + dir + " after truncation failed", e);
     }
     log.info("Truncated log {} from end offset {} to {}", dir, end, newEnd);
-    waiters.failAbove(newEnd, new IllegalStateException("records at or after offset " + newEnd + " were truncated"));
+    durability.failAbove(newEnd, new IllegalStateException("records at or after offset " + newEnd + " were truncated"));
     return newEnd;
   }
 
@@ -835,9 +760,9 @@ public final class ShardLog implements AutoCloseable {
       try {
         if (failure == null) {
           long end = logEndOffset;
-          if (durableOffset < end) {
+          if (durability.durableOffset() < end) {
             active.force();
-            durableOffset = end;
+            durability.durableAt(end);
           }
           if (recoveryPointBehind(end)) {
             writeRecoveryPoint(recoveryPointAtEnd());
@@ -847,8 +772,8 @@ public final class ShardLog implements AutoCloseable {
         closeFiles();
       }
     }
-    waiters.completeReached();
-    waiters.failAbove(-1, new IllegalStateException("log " + dir + " was closed"));
+    durability.completeReached();
+    durability.failAbove(-1, new IllegalStateException("log " + dir + " was closed"));
   }
 
   /** Closes the files without fsync or recovery point: what a process crash leaves. For recovery tests. */
@@ -865,7 +790,7 @@ public final class ShardLog implements AutoCloseable {
       closed = true;
       closeFiles();
     }
-    waiters.failAbove(-1, new IllegalStateException("log " + dir + " was deleted"));
+    durability.failAbove(-1, new IllegalStateException("log " + dir + " was deleted"));
     try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
       for (Path f : files) {
         Files.delete(f);
@@ -892,7 +817,7 @@ public final class ShardLog implements AutoCloseable {
     }
   }
 
-  private void checkWritable() {
+  void checkWritable() {
     if (closed) {
       throw new IllegalStateException("log " + dir + " is closed");
     }
@@ -903,91 +828,73 @@ public final class ShardLog implements AutoCloseable {
 
   @Override
   public String toString() {
-    return "ShardLog(" + dir + ", end " + logEndOffset + ", durable " + durableOffset + ")";
+    return "ShardLog(" + dir + ", end " + logEndOffset + ", durable " + durability.durableOffset() + ")";
   }
 
-  // ---- compaction (owner thread) ----
+  // ---- compaction (owner thread; LogCompaction) ----
 
   /** Suffix of a rewritten segment before it is swapped in; such a file is not a segment and is never read. */
-  public static final String CLEANED_SUFFIX = ".cleaned";
+  public static final String CLEANED_SUFFIX = LogCompaction.CLEANED_SUFFIX;
 
   /** Base offsets of the sealed segments (every segment but the active one), oldest first. */
   public List<Long> sealedSegmentBases() {
-    return List.copyOf(segments.headMap(active.baseOffset()).keySet());
+    return compaction.sealedSegmentBases();
   }
 
   /** The offset after the last batch of the segment starting at {@code baseOffset}. */
   public long segmentEnd(long baseOffset) {
-    return segments.get(baseOffset).nextOffset();
+    return compaction.segmentEnd(baseOffset);
   }
 
   /**
-   * Rewrites a sealed segment keeping every batch's offsets, count, epoch, timestamps and producer: each batch's
-   * payload is replaced by what {@code payloads} returns for it (its own payload to keep it), so a compaction that
-   * blanks superseded records never moves an offset. Written beside the segment, fsynced, swapped in by a rename,
-   * the directory fsynced; readers racing the swap retry. {@code afterStep} is told of each step done (tests take
-   * the files as a kill would leave them there).
+   * Rewrites a sealed segment with new payloads and the same offsets, crash-safely (see {@link LogCompaction}).
    *
    * @return the segment's size in bytes afterwards
    * @throws UncheckedIOException if a step fails; the log is then failed
    */
-  public long rewriteSealedSegment(long baseOffset, java.util.function.Function<LogBatch, ByteBuffer> payloads,
-      java.util.function.Consumer<CompactionStep> afterStep) {
-    checkWritable();
-    Segment old = segments.get(baseOffset);
-    if (old == null || old == active) {
-      throw new IllegalArgumentException("no sealed segment starts at offset " + baseOffset + " in " + dir);
-    }
-    Path cleaned = dir.resolve(old.name.logFileName() + CLEANED_SUFFIX);
+  public long rewriteSealedSegment(long baseOffset, Function<LogBatch, ByteBuffer> payloads,
+      Consumer<CompactionStep> afterStep) {
+    return compaction.rewriteSealedSegment(baseOffset, payloads, afterStep);
+  }
+
+  // ---- what LogDurability, LogRetention and LogCompaction share with the log ----
+
+  NavigableMap<Long, Segment> segments() {
+    return segments;
+  }
+
+  Segment activeSegment() {
+    return active;
+  }
+
+  /** Serializes fsyncs with roll, truncation, segment changes and close (see Thread-safety). */
+  Object flushLock() {
+    return flushLock;
+  }
+
+  boolean closedOrFailed() {
+    return closed || failure != null;
+  }
+
+  /** A change of the segment files, returning a value; may throw IOException. */
+  @FunctionalInterface
+  interface SegmentChange<T> {
+    T apply() throws IOException;
+  }
+
+  /**
+   * Runs a change of the segment files (truncation, restart, retention, a compacted segment's swap) under the flush
+   * lock and with the read generation odd, so that a read racing it backs off and retries instead of returning bytes
+   * from before and after the change. Owner thread.
+   */
+  <T> T changeSegments(SegmentChange<T> change) throws IOException {
+    truncations.incrementAndGet(); // odd: readers back off
     try {
-      Files.deleteIfExists(cleaned); // a rewrite a crash interrupted before its swap
-      try (FileChannel out = FileChannel.open(cleaned, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-        long at = baseOffset;
-        while (at < old.nextOffset()) {
-          LogRead read = old.read(at, 1 << 20, old.nextOffset());
-          if (read.isEmpty()) {
-            throw new IOException("segment " + old.name + " of " + dir + " returned nothing at offset " + at);
-          }
-          for (BatchDecoder batches = read.decoder(); batches.hasNext(); ) {
-            LogBatch batch = batches.next();
-            ByteBuffer whole = LogBatch.encode(batch.baseOffset(), batch.recordCount(), batch.leaderEpoch(),
-                batch.firstTimestamp(), batch.maxTimestamp(), batch.producer(), payloads.apply(batch));
-            while (whole.hasRemaining()) {
-              out.write(whole);
-            }
-          }
-          at = read.nextOffset();
-        }
-        out.force(true);
+      synchronized (flushLock) {
+        return change.apply();
       }
-      afterStep.accept(CompactionStep.CLEANED_WRITTEN);
-      old.deleteIndexFile();
-      CheckpointFile.forceDirectory(dir);
-      afterStep.accept(CompactionStep.INDEX_DELETED);
-      Segment fresh;
-      truncations.incrementAndGet(); // odd: readers back off while the segment is replaced
-      try {
-        synchronized (flushLock) {
-          Files.move(cleaned, old.name.logFile(dir), java.nio.file.StandardCopyOption.ATOMIC_MOVE,
-              java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-          CheckpointFile.forceDirectory(dir);
-          fresh = Segment.trustedSealed(dir, old.name, settings.indexIntervalBytes(), old.nextOffset());
-          if (fresh == null || !fresh.indexNow()) {
-            throw new IOException("the rewritten segment " + old.name + " of " + dir + " does not chain");
-          }
-          segments.put(baseOffset, fresh);
-          old.close();
-        }
-      } finally {
-        truncations.incrementAndGet();
-      }
-      afterStep.accept(CompactionStep.SWAPPED);
-      fresh.writeIndexFile();
-      afterStep.accept(CompactionStep.INDEX_WRITTEN);
-      return fresh.size();
-    } catch (IOException e) {
-      fail(e);
-      throw new UncheckedIOException("rewriting segment " + old.name + " of " + dir + " failed; the log is failed", e);
+    } finally {
+      truncations.incrementAndGet();
     }
   }
 }

@@ -3,7 +3,6 @@ package io.felix.broker.metrics;
 import io.felix.broker.assignment.AssignmentTable;
 import io.felix.broker.assignment.ShardAssignment;
 import io.felix.broker.assignment.ShardId;
-import io.felix.broker.group.GroupLag;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.Gauge;
 import io.prometheus.metrics.core.metrics.Histogram;
@@ -177,10 +176,10 @@ public final class BrokerMetrics implements Extension {
   }
 
   /** Replaces the group series with these: the groups this broker coordinates now (others lose their series). */
-  public synchronized void groupsCoordinated(List<GroupLag> lags) {
+  public synchronized void groupsCoordinated(List<? extends ConsumerGroupLag> lags) {
     groupCommitted.clear();
     groupLag.clear();
-    for (GroupLag l : lags) {
+    for (ConsumerGroupLag l : lags) {
       String shard = Integer.toString(l.shard());
       groupCommitted.labelValues(l.group(), l.stream(), shard).set(l.committed());
       groupLag.labelValues(l.group(), l.stream(), shard).set(l.lag());

@@ -52,12 +52,4 @@ public final class PeerCertificates {
     }
     return id.getAsInt();
   }
-
-  /** Throws {@link PeerRefusedException} unless the peer's certificate names broker {@code expected}. */
-  public static void requireBroker(SSLSession session, int expected) {
-    int named = requireBroker(session);
-    if (named != expected) {
-      throw new PeerRefusedException("the peer's certificate names broker " + named + ", not broker " + expected);
-    }
-  }
 }

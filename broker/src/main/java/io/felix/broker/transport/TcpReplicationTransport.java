@@ -3,17 +3,15 @@ package io.felix.broker.transport;
 import com.google.protobuf.CodedOutputStream;
 import com.google.protobuf.CodedInputStream;
 import io.felix.broker.assignment.BrokerEndpoint;
-import io.felix.protocol.replication.PeerHello;
 import io.felix.protocol.replication.ReplicationFrame;
 import java.io.IOException;
 import java.nio.ByteOrder;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import io.felix.broker.tls.PeerCertificates;
 import io.felix.broker.tls.PeerRefusedException;
@@ -50,7 +48,9 @@ import org.slf4j.LoggerFactory;
  * <p>Who the peer is ({@link PeerAuthentication}): under felix.tls both ends speak TLS with certificates signed by the
  * cluster CA, and each certificate must name the broker its holder claims to be (the dialler's hello, the broker
  * the dialler meant). With a cluster secret the acceptor opens with a challenge and takes no frame but a hello
- * until the dialler's proof checks out; the dialler takes none until the acceptor's proof does.
+ * until the dialler's proof checks out; the dialler takes none until the acceptor's proof does. Each side's
+ * handshake is a pure state machine ({@link AcceptorHandshake}, {@link DiallerHandshake}): this class feeds it the
+ * frames and the certificate's broker, and does what its steps say.
  */
 public final class TcpReplicationTransport implements ReplicationTransport {
   private static final Logger log = LoggerFactory.getLogger(TcpReplicationTransport.class);
@@ -213,59 +213,22 @@ public final class TcpReplicationTransport implements ReplicationTransport {
 
   /** A peer with a lower id dialled us: its first frame says who it is; then the connection is our link to it. */
   private void accept(Tcp.IncomingConnection connection) {
-    AtomicInteger peer = new AtomicInteger(-1);
+    AcceptorHandshake handshake = new AcceptorHandshake(selfId, auth.tls().enabled(), auth,
+        auth.usesSecret() ? PeerAuthentication.newChallenge() : null);
     // Set while the connection's stream is materialized, before any frame is read: the hello registers it as the
     // peer's link at once, so the answer to a fetch that came in the same read has somewhere to go.
     AtomicReference<BoundedSourceQueue<ByteString>> outbound = new AtomicReference<>();
-    // Set once the TLS handshake is done: the broker the dialler's certificate names.
-    AtomicInteger certified = new AtomicInteger(-1);
-    byte[] challenge = auth.usesSecret() ? PeerAuthentication.newChallenge() : null;
-    AtomicReference<byte[]> diallerChallenge = new AtomicReference<>();
     Sink<ByteString, CompletionStage<Done>> in = decoder().toMat(Sink.foreach(frame -> {
-      if (frame.hasHello() && auth.usesSecret() && peer.get() < 0) {
-        PeerHello hello = frame.getHello();
-        if (hello.getProof().isEmpty()) {
-          diallerChallenge.set(hello.getChallenge().toByteArray());
-          return;
-        }
-        int claimed = hello.getBrokerId();
-        if (!auth.verify(PeerAuthentication.Role.DIALLER, claimed, selfId, challenge, hello.getProof().toByteArray())
-            || diallerChallenge.get() == null) {
-          throw new PeerRefusedException("its hello claims broker " + claimed
-              + " without a valid proof of felix.replication.cluster-secret");
-        }
+      PeerHandshake.Step step = handshake.received(frame);
+      if (step.action() == PeerHandshake.Action.MISDIRECTED) {
+        log.warn("broker {}: closing a replication connection {} ({}): its address for that broker is stale", selfId,
+            step.reason(), connection.remoteAddress());
+        throw new MisdirectedConnectionException(step.peer(), selfId);
       }
-      if (frame.hasHello()) {
-        PeerHello hello = frame.getHello();
-        int id = hello.getBrokerId();
-        if (auth.tls().enabled() && certified.get() != id) {
-          throw new PeerRefusedException("its hello claims broker " + id + " but its certificate names broker "
-              + certified.get());
-        }
-        if (peer.get() >= 0 && peer.get() != id) {
-          // Its link is registered under the first id; a second identity would leave that link behind.
-          throw new PeerRefusedException("its hello claims broker " + id + " after it said it was broker "
-              + peer.get());
-        }
-        if (id == selfId || (hello.hasToBrokerId() && hello.getToBrokerId() != selfId)) {
-          // The dialler used a stale address (ours now, even its own): closing makes it dial the peer's new one.
-          log.warn("broker {}: closing a replication connection from broker {} meant for broker {} ({}): its address "
-              + "for that broker is stale", selfId, id, hello.hasToBrokerId() ? hello.getToBrokerId() : "unknown",
-              connection.remoteAddress());
-          throw new MisdirectedConnectionException(id, selfId);
-        }
-        peer.set(id);
-        suspicion.heard(id);
-        BoundedSourceQueue<ByteString> q = outbound.get();
-        links.put(id, q);
-        // The answering hello tells the dialler that the connection is up, even when no fetch flows yet.
-        q.offer(auth.usesSecret() ? acceptorProof(id, diallerChallenge.get()) : hello(id));
-        log.info("broker {}: replication connection from broker {} ({})", selfId, id, connection.remoteAddress());
-      } else if (peer.get() >= 0) {
-        suspicion.heard(peer.get());
-        inbound.onFrame(peer.get(), frame);
-      } else if (auth.usesSecret() || auth.tls().enabled()) {
-        throw new PeerRefusedException("it sent a frame before a hello that authenticates it");
+      follow(step, frame, outbound.get());
+      if (step.action() == PeerHandshake.Action.LINK) {
+        log.info("broker {}: replication connection from broker {} ({})", selfId, step.peer(),
+            connection.remoteAddress());
       }
     }), Keep.right());
     Flow<ByteString, ByteString, Pair<CompletionStage<Done>, BoundedSourceQueue<ByteString>>> plain =
@@ -277,14 +240,11 @@ public final class TcpReplicationTransport implements ReplicationTransport {
             .via(killSwitch.flow()).via(connectionSwitch.flow());
     Flow<ByteString, ByteString, Pair<CompletionStage<Done>, BoundedSourceQueue<ByteString>>> secured =
         !auth.tls().enabled() ? plain : TlsFlows.server(plain, auth.tls()::brokerServerEngine,
-            session -> certified.set(PeerCertificates.requireBroker(session)));
+            session -> refuseUnlessGoingOn(handshake.certified(PeerCertificates.requireBroker(session))));
     Pair<CompletionStage<Done>, BoundedSourceQueue<ByteString>> mat = connection.handleWith(secured, system);
-    if (challenge != null) {
-      mat.second().offer(encode(ReplicationFrame.newBuilder().setHello(PeerHello.newBuilder().setBrokerId(selfId)
-          .setChallenge(com.google.protobuf.ByteString.copyFrom(challenge))).build()));
-    }
+    offer(mat.second(), handshake.start().send());
     mat.first().whenComplete((done, failure) -> {
-      int id = peer.get();
+      int id = handshake.peer();
       if (id < 0 && (failure != null || auth.usesSecret() || auth.tls().enabled())) {
         // A refused peer (an unknown certificate, no or a wrong proof, a plaintext dialler under TLS): one line.
         log.warn("broker {}: refused a replication connection from {}: {}", selfId, connection.remoteAddress(),
@@ -304,14 +264,14 @@ public final class TcpReplicationTransport implements ReplicationTransport {
       return;
     }
     BrokerEndpoint e = peers.get(peerId);
+    DiallerHandshake handshake = new DiallerHandshake(selfId, peerId, auth,
+        auth.usesSecret() ? PeerAuthentication.newChallenge() : null);
     Flow<ByteString, ByteString, ?> network = Tcp.get(system).outgoingConnection(e.host(), e.replicationPort());
     if (auth.tls().enabled()) {
       network = TlsFlows.client(network, () -> auth.tls().brokerClientEngine(e.host(), e.replicationPort()),
-          session -> PeerCertificates.requireBroker(session, peerId));
+          session -> refuseUnlessGoingOn(handshake.certified(PeerCertificates.requireBroker(session))));
     }
-    byte[] challenge = auth.usesSecret() ? PeerAuthentication.newChallenge() : null;
     AtomicReference<BoundedSourceQueue<ByteString>> queueRef = new AtomicReference<>();
-    AtomicBoolean authenticated = new AtomicBoolean(challenge == null);
     Pair<BoundedSourceQueue<ByteString>, CompletionStage<Done>> mat = Source
         .<ByteString>queue(settings.sendQueueFrames())
         .mapMaterializedValue(q -> {
@@ -322,25 +282,13 @@ public final class TcpReplicationTransport implements ReplicationTransport {
         .via(connectionSwitch.flow())
         .via(network)
         .via(decoder())
-        .toMat(Sink.foreach(frame -> {
-          if (!authenticated.get()) {
-            authenticate(peerId, frame, challenge, queueRef.get());
-            authenticated.set(!frame.getHello().getProof().isEmpty());
-            return;
-          }
-          suspicion.heard(peerId);
-          if (!frame.hasHello()) {
-            inbound.onFrame(peerId, frame);
-          }
-        }), Keep.both())
+        .toMat(Sink.foreach(frame -> follow(handshake.received(frame), frame, queueRef.get())), Keep.both())
         .run(system);
     BoundedSourceQueue<ByteString> queue = mat.first();
-    if (challenge == null) {
-      queue.offer(hello(peerId));
+    PeerHandshake.Step start = handshake.start();
+    offer(queue, start.send());
+    if (start.action() == PeerHandshake.Action.LINK) {
       links.put(peerId, queue);
-    } else {
-      queue.offer(encode(ReplicationFrame.newBuilder().setHello(PeerHello.newBuilder().setBrokerId(selfId)
-          .setToBrokerId(peerId).setChallenge(com.google.protobuf.ByteString.copyFrom(challenge))).build()));
     }
     long started = System.nanoTime();
     mat.second().whenComplete((done, failure) -> {
@@ -368,39 +316,38 @@ public final class TcpReplicationTransport implements ReplicationTransport {
   }
 
   /**
-   * The dialler's side of the cluster-secret exchange: the acceptor's challenge is answered with our proof; the
-   * acceptor's proof, once it checks out, makes the connection our link to that peer. Anything else ends it.
+   * Does what a handshake step says for a frame that arrived on a connection whose send queue is {@code queue}; a
+   * refusal ends the connection (its one log line is written where the connection ends).
    */
-  private void authenticate(int peerId, ReplicationFrame frame, byte[] challenge,
-      BoundedSourceQueue<ByteString> queue) {
-    if (!frame.hasHello()) {
-      throw new PeerRefusedException("broker " + peerId + " sent a frame before it proved the cluster secret");
+  private void follow(PeerHandshake.Step step, ReplicationFrame frame, BoundedSourceQueue<ByteString> queue) {
+    switch (step.action()) {
+      case LINK -> {
+        suspicion.heard(step.peer());
+        links.put(step.peer(), queue);
+        offer(queue, step.send());
+      }
+      case DELIVER -> {
+        suspicion.heard(step.peer());
+        inbound.onFrame(step.peer(), frame);
+      }
+      case HEARD -> suspicion.heard(step.peer());
+      case CONTINUE -> offer(queue, step.send());
+      case IGNORE -> { }
+      case REFUSE -> throw new PeerRefusedException(step.reason());
+      case MISDIRECTED -> throw new MisdirectedConnectionException(step.peer(), selfId);
+      default -> throw new IllegalStateException("unknown handshake action " + step.action());
     }
-    PeerHello hello = frame.getHello();
-    if (hello.getProof().isEmpty()) {
-      queue.offer(encode(ReplicationFrame.newBuilder().setHello(PeerHello.newBuilder().setBrokerId(selfId)
-          .setToBrokerId(peerId).setProof(com.google.protobuf.ByteString.copyFrom(auth.proof(
-              PeerAuthentication.Role.DIALLER, selfId, peerId, hello.getChallenge().toByteArray())))).build()));
-      return;
-    }
-    if (!auth.verify(PeerAuthentication.Role.ACCEPTOR, selfId, peerId, challenge, hello.getProof().toByteArray())) {
-      throw new PeerRefusedException("the broker answering as " + peerId
-          + " gave no valid proof of felix.replication.cluster-secret");
-    }
-    suspicion.heard(peerId);
-    links.put(peerId, queue);
   }
 
-  /** The acceptor's answering hello under a cluster secret: its proof over the dialler's challenge. */
-  private ByteString acceptorProof(int diallerId, byte[] diallerChallenge) {
-    return encode(ReplicationFrame.newBuilder().setHello(PeerHello.newBuilder().setBrokerId(selfId)
-        .setToBrokerId(diallerId).setProof(com.google.protobuf.ByteString.copyFrom(auth.proof(
-            PeerAuthentication.Role.ACCEPTOR, diallerId, selfId, diallerChallenge)))).build());
+  /** Ends the TLS handshake with the refusal when the handshake refuses the peer's certificate. */
+  private static void refuseUnlessGoingOn(PeerHandshake.Step step) {
+    if (step.action() == PeerHandshake.Action.REFUSE) {
+      throw new PeerRefusedException(step.reason());
+    }
   }
 
-  private ByteString hello(int toBroker) {
-    return encode(ReplicationFrame.newBuilder()
-        .setHello(PeerHello.newBuilder().setBrokerId(selfId).setToBrokerId(toBroker)).build());
+  private static void offer(BoundedSourceQueue<ByteString> queue, List<ReplicationFrame> frames) {
+    frames.forEach(frame -> queue.offer(encode(frame)));
   }
 
   /** Ends a connection whose dialler meant another broker (see {@link #accept}); expected, so without a trace. */

@@ -33,7 +33,7 @@ class AdminJsonFuzzTest {
     int bodies = 0;
     while (System.nanoTime() < end) {
       String body = fuzz.mutate(LAYOUTS.get(fuzz.random().nextInt(LAYOUTS.size())));
-      AdminRoutes.Response response = simulation.posted(body).toCompletableFuture().get(10, TimeUnit.SECONDS);
+      AdminRequests.Response response = simulation.posted(body).toCompletableFuture().get(10, TimeUnit.SECONDS);
       int status = response.status().intValue();
       assertTrue(status == 200 || status == 400, "status " + status + " for " + abbreviate(body) + "; seed "
           + fuzz.seed());

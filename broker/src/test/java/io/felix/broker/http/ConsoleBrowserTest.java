@@ -9,6 +9,7 @@ import io.felix.broker.node.BrokerNode;
 import io.felix.client.FelixClient;
 import io.felix.client.GroupConsumer;
 import io.felix.client.GroupConsumerOptions;
+import io.felix.testing.MachineRequirements;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -54,8 +55,9 @@ class ConsoleBrowserTest {
 
   @Test
   void theConsoleShowsEachStreamsLeadersPerBrokerAndDrivesPlacement() throws Exception {
-    assertTrue(Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER), "the browser test needs Debian's "
-        + "chromium and chromium-driver (apt-get install chromium chromium-driver; .ci/run installs them)");
+    MachineRequirements.require("ConsoleBrowserTest (a real browser)",
+        Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER) ? null : "no " + CHROMIUM + " or "
+            + CHROMEDRIVER + " (Debian's chromium and chromium-driver packages)");
     Files.createDirectories(SCREENSHOTS);
     // Admin authentication on, as in the compose deployment: the page must ask for the token and send it.
     try (BrokerCluster cluster = BrokerCluster.start(3, Map.of("felix.security.admin-authentication", "on",

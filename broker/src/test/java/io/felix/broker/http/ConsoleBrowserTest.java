@@ -9,6 +9,7 @@ import io.felix.broker.node.BrokerNode;
 import io.felix.client.FelixClient;
 import io.felix.client.GroupConsumer;
 import io.felix.client.GroupConsumerOptions;
+import io.felix.testing.MachineRequirements;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -54,8 +55,9 @@ class ConsoleBrowserTest {
 
   @Test
   void theConsoleShowsEachStreamsLeadersPerBrokerAndDrivesPlacement() throws Exception {
-    assertTrue(Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER), "the browser test needs Debian's "
-        + "chromium and chromium-driver (apt-get install chromium chromium-driver; .ci/run installs them)");
+    MachineRequirements.require("ConsoleBrowserTest (a real browser)",
+        Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER) ? null : "no " + CHROMIUM + " or "
+            + CHROMEDRIVER + " (Debian's chromium and chromium-driver packages)");
     Files.createDirectories(SCREENSHOTS);
     // Admin authentication on, as in the compose deployment: the page must ask for the token and send it.
     try (BrokerCluster cluster = BrokerCluster.start(3, Map.of("felix.security.admin-authentication", "on",
@@ -83,11 +85,12 @@ class ConsoleBrowserTest {
         awaitLeaders(browser, "perf-quorum", Map.of(0, 4, 1, 4, 2, 4));
         awaitOutsideBand(browser, "perf-quorum", false);
         awaitLeaders(browser, "cache-sessions", Map.of(0, 2, 1, 2, 2, 2));
-        assertEquals("cache", row(browser, "cache-sessions").getAttribute("data-kind"));
-        assertEquals("stream", row(browser, "orders").getAttribute("data-kind"));
-        WebElement total = browser.findElement(By.cssSelector(".stream-row[data-total]"));
-        assertEquals(61, counts(total).values().stream().mapToInt(Integer::intValue).sum(), "12*4 + 7 + 6 leaders");
-        assertEquals("false", total.getAttribute("data-outside"), "the totals within one: " + counts(total));
+        assertEquals("cache", attribute(browser, ".stream-row[data-stream='cache-sessions']", "data-kind"));
+        assertEquals("stream", attribute(browser, ".stream-row[data-stream='orders']", "data-kind"));
+        String totalRow = ".stream-row[data-total]";
+        Map<Integer, Integer> totals = wait(browser).until(b -> counts(b.findElement(By.cssSelector(totalRow))));
+        assertEquals(61, totals.values().stream().mapToInt(Integer::intValue).sum(), "12*4 + 7 + 6 leaders");
+        assertEquals("false", attribute(browser, totalRow, "data-outside"), "the totals within one: " + totals);
         screenshot(browser, "1-perf-quorum-4-4-4");
 
         // Pause placement from the page, then move one of broker 0's leaders to broker 1 by hand: 3/5/4 stays.
@@ -271,6 +274,11 @@ class ConsoleBrowserTest {
           Integer.parseInt(cell.getAttribute("data-leaders")));
     }
     return counts;
+  }
+
+  /** An attribute of what the selector finds, read again if the page redrew it in between. */
+  private static String attribute(WebDriver browser, String css, String name) {
+    return wait(browser).until(b -> b.findElement(By.cssSelector(css)).getAttribute(name));
   }
 
   private static WebElement row(WebDriver browser, String stream) {

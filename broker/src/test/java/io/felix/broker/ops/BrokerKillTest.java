@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.felix.broker.BrokerCluster;
 import io.felix.loadgen.local.LocalCluster;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
@@ -15,81 +14,77 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Three broker processes started with {@code bin/felix local up}; producers write with {@code quorum} acks;
+ * Three broker processes started with {@code bin/felix local up} (the {@link SharedLocalCluster}), a stream of its
+ * own; producers write with {@code quorum} acks;
  * {@code bin/felix local kill} SIGKILLs the broker leading the most shards; its shards fail over; it is started
  * again with {@code bin/felix local start} and rejoins; then the whole stream is read back and every
  * acknowledged record must be there exactly once, at its acknowledged offset, in order per producer.
  */
 @Tag("process")
+@ExtendWith(SharedLocalCluster.class)
 @Timeout(value = 10, unit = java.util.concurrent.TimeUnit.MINUTES) // hung brokers fail the test, never stall CI
 class BrokerKillTest {
 
   private static final String STREAM = "kill-test";
   private static final int SHARDS = 6;
 
-  @TempDir Path dir;
-
   @Test
-  void sigkilledLeaderFailsOverAndRejoinsWithoutLosingOrDuplicatingAcknowledgedRecords() throws Exception {
-    try (LocalCluster launcher = LocalCluster.up(LocalCluster.findScript(), dir.resolve("local"), 3,
-        List.of("--zones", "a,b,c"), LauncherEnvironment.brokersFromTestClasspath("384m",
-            // On a 2-core machine shared with other builds a restarted broker has taken over 90 s to be ready.
-            "FELIX_READY_TIMEOUT", "240"))) {
-      String bootstrap = launcher.bootstrap();
-      new AdminApi(launcher.adminPort(0)).createStream(STREAM, SHARDS, 3);
-      Map<Integer, AdminApi.Shard> before = new AdminApi(launcher.adminPort(0))
-          .awaitLed(STREAM, SHARDS, -1, Duration.ofSeconds(60));
+  void sigkilledLeaderFailsOverAndRejoinsWithoutLosingOrDuplicatingAcknowledgedRecords(LocalCluster launcher)
+      throws Exception {
+    String bootstrap = launcher.bootstrap();
+    new AdminApi(launcher.adminPort(0)).createStream(STREAM, SHARDS, 3);
+    Map<Integer, AdminApi.Shard> before = new AdminApi(launcher.adminPort(0))
+        .awaitLed(STREAM, SHARDS, -1, Duration.ofSeconds(60));
 
-      try (ProducerFleet fleet = new ProducerFleet(bootstrap, STREAM, 3)) {
-        awaitAcked(fleet, 3_000, Duration.ofSeconds(60));
-        // The brokers' /metrics summed: each reports the leaders it holds, so together they cover the stream's
-        // shards once; appends (made before any ack) cover at least the records acknowledged so far.
-        long ackedSoFar = fleet.ackedCount();
-        double appended = 0;
-        double leaders = 0;
-        for (int b = 0; b < 3; b++) {
-          AdminApi api = new AdminApi(launcher.adminPort(b));
-          leaders += api.metricSum("felix_leaders", "stream=\"" + STREAM + "\"");
-          appended += api.metricSum("felix_records_appended_total", "stream=\"" + STREAM + "\"");
-        }
-        assertEquals(SHARDS, leaders, 0.0, "felix_leaders summed over the brokers");
-        assertTrue(appended >= ackedSoFar, appended + " appended < " + ackedSoFar + " acknowledged");
-
-        int victim = mostLeaders(before);
-        AdminApi survivor = new AdminApi(launcher.adminPort((victim + 1) % 3));
-        launcher.run("local", "kill", Integer.toString(victim));
-        long killedAt = System.nanoTime();
-        Map<Integer, AdminApi.Shard> after = survivor.awaitLed(STREAM, SHARDS, victim, Duration.ofSeconds(60));
-        long failoverMs = (System.nanoTime() - killedAt) / 1_000_000;
-        for (AdminApi.Shard s : after.values()) {
-          if (before.get(s.shard()).leader() == victim) {
-            assertTrue(s.epoch() > before.get(s.shard()).epoch(),
-                "a promoted leader has a higher epoch: " + before.get(s.shard()) + " -> " + s);
-          }
-        }
-        long ackedAtFailover = fleet.ackedCount();
-        awaitAcked(fleet, ackedAtFailover + 2_000, Duration.ofSeconds(60));
-
-        launcher.run("local", "start", Integer.toString(victim));
-        // Rebalancing hands the restarted broker leaders again; a move cuts over only once the destination holds
-        // the source's whole log, so leading again means it caught up (and the read below goes through it).
-        Map<Integer, AdminApi.Shard> rejoined = awaitLeading(survivor, victim, Duration.ofSeconds(120));
-        awaitAcked(fleet, fleet.ackedCount() + 2_000, Duration.ofSeconds(60));
-        fleet.stop();
-
-        StreamVerifier.Report report =
-            StreamVerifier.verify(bootstrap, STREAM, SHARDS, fleet.acked(), Duration.ofSeconds(120));
-        System.out.printf("kill test: broker %d (leading %d of %d shards) SIGKILLed; all shards led again after %d ms;"
-            + " restarted, it leads %d again; %d records acknowledged, %d failed, %d read back%n", victim,
-            before.values().stream().filter(s -> s.leader() == victim).count(), SHARDS, failoverMs,
-            rejoined.values().stream().filter(s -> s.leader() == victim).count(), fleet.ackedCount(),
-            fleet.failedCount(), report.recordsRead());
-        assertEquals(List.of(), report.problems());
-        assertTrue(report.recordsRead() >= fleet.ackedCount(), "read back at least every acknowledged record");
+    try (ProducerFleet fleet = new ProducerFleet(bootstrap, STREAM, 3)) {
+      awaitAcked(fleet, 3_000, Duration.ofSeconds(60));
+      // The brokers' /metrics summed: each reports the leaders it holds, so together they cover the stream's
+      // shards once; appends (made before any ack) cover at least the records acknowledged so far.
+      long ackedSoFar = fleet.ackedCount();
+      double appended = 0;
+      double leaders = 0;
+      for (int b = 0; b < 3; b++) {
+        AdminApi api = new AdminApi(launcher.adminPort(b));
+        leaders += api.metricSum("felix_leaders", "stream=\"" + STREAM + "\"");
+        appended += api.metricSum("felix_records_appended_total", "stream=\"" + STREAM + "\"");
       }
+      assertEquals(SHARDS, leaders, 0.0, "felix_leaders summed over the brokers");
+      assertTrue(appended >= ackedSoFar, appended + " appended < " + ackedSoFar + " acknowledged");
+
+      int victim = mostLeaders(before);
+      AdminApi survivor = new AdminApi(launcher.adminPort((victim + 1) % 3));
+      launcher.run("local", "kill", Integer.toString(victim));
+      long killedAt = System.nanoTime();
+      Map<Integer, AdminApi.Shard> after = survivor.awaitLed(STREAM, SHARDS, victim, Duration.ofSeconds(60));
+      long failoverMs = (System.nanoTime() - killedAt) / 1_000_000;
+      for (AdminApi.Shard s : after.values()) {
+        if (before.get(s.shard()).leader() == victim) {
+          assertTrue(s.epoch() > before.get(s.shard()).epoch(),
+              "a promoted leader has a higher epoch: " + before.get(s.shard()) + " -> " + s);
+        }
+      }
+      long ackedAtFailover = fleet.ackedCount();
+      awaitAcked(fleet, ackedAtFailover + 2_000, Duration.ofSeconds(60));
+
+      launcher.run("local", "start", Integer.toString(victim));
+      // Rebalancing hands the restarted broker leaders again; a move cuts over only once the destination holds
+      // the source's whole log, so leading again means it caught up (and the read below goes through it).
+      Map<Integer, AdminApi.Shard> rejoined = awaitLeading(survivor, victim, Duration.ofSeconds(120));
+      awaitAcked(fleet, fleet.ackedCount() + 2_000, Duration.ofSeconds(60));
+      fleet.stop();
+
+      StreamVerifier.Report report =
+          StreamVerifier.verify(bootstrap, STREAM, SHARDS, fleet.acked(), Duration.ofSeconds(120));
+      System.out.printf("kill test: broker %d (leading %d of %d shards) SIGKILLed; all shards led again after %d ms;"
+          + " restarted, it leads %d again; %d records acknowledged, %d failed, %d read back%n", victim,
+          before.values().stream().filter(s -> s.leader() == victim).count(), SHARDS, failoverMs,
+          rejoined.values().stream().filter(s -> s.leader() == victim).count(), fleet.ackedCount(),
+          fleet.failedCount(), report.recordsRead());
+      assertEquals(List.of(), report.problems());
+      assertTrue(report.recordsRead() >= fleet.ackedCount(), "read back at least every acknowledged record");
     }
   }
 

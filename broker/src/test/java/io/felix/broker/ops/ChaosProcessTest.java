@@ -1,6 +1,7 @@
 package io.felix.broker.ops;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.felix.loadgen.chaos.ChaosCommand;
@@ -8,51 +9,58 @@ import io.felix.loadgen.chaos.ChaosOptions;
 import io.felix.loadgen.chaos.ChaosTable;
 import io.felix.loadgen.chaos.FaultKind;
 import io.felix.loadgen.local.LoopbackPartition;
+import io.felix.testing.MachineRequirements;
+import io.felix.testing.TestTier;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The fault suite ({@code chaos}) for about three minutes against three supervised broker processes: every
- * fault kind listed here must keep every acknowledged record exactly once and in order and have every shard
- * writable again within 45 s (a kill of every broker restarts three JVMs at once on two cores). The graceful
- * rolling restart is left out for time (three restarts one after another); the long runs in the README have it.
- * Where iptables can be run, one partition round too (a leader cut off from its followers' replication ports).
- * Every round's cache writer must have puts acknowledged and every key read back must show its latest acknowledged
- * put or a later one. After every round every replica of the stream and the cache must digest its log below its
- * leader's commit offset like the others, and each live broker lead its share of the stream's shards again.
+ * The fault suite ({@code chaos}) against three supervised broker processes, one cluster for every round: each
+ * fault kind run must keep every acknowledged record exactly once and in order and have every shard writable again
+ * within 45 s (a kill of every broker restarts three JVMs at once on two cores). Every round's cache writer must
+ * have puts acknowledged and every key read back must show its latest acknowledged put or a later one. After every
+ * round every replica of the stream and the cache must digest its log below its leader's commit offset like the
+ * others, and each live broker lead its share of the stream's shards again.
+ *
+ * <p>The long tier ({@code -Dtier=long}) runs the whole suite: every fault kind, partitions included (iptables is
+ * then required), rounds starting for three minutes. The default tier runs the kinds no other process test covers:
+ * {@link #DEFAULT_FAULTS}. The others each have a process test of their own, with sharper bounds: a SIGKILLed leader
+ * ({@link BrokerKillTest}), a SIGKILLed singleton host ({@link SingletonHostKillProcessTest}), a paused leader
+ * ({@link SilentLeaderProcessTest}), a full disk ({@link DiskFullProcessTest}), the three partitions
+ * ({@link PartitionProcessTest}); the graceful rolling restart (three restarts one after another) runs in the long
+ * tier only, as it always did.
  */
 @Tag("process")
-@Timeout(value = 12, unit = java.util.concurrent.TimeUnit.MINUTES) // hung brokers fail the test, never stall CI
 class ChaosProcessTest {
 
-  private static final List<FaultKind> FAULTS = List.of(FaultKind.KILL_LEADER, FaultKind.KILL_SINGLETON_HOST,
-      FaultKind.PAUSE, FaultKind.KILL_ALL, FaultKind.RESTART_ALL, FaultKind.REPLACE_DISK, FaultKind.DISK_FULL,
-      FaultKind.MOVE_LEADER, FaultKind.DRAIN);
+  /**
+   * SIGKILL of every broker and a graceful restart of all; a wiped disk; leadership moved and drained away (in the
+   * enum's order, as the table's rows).
+   */
+  static final List<FaultKind> DEFAULT_FAULTS = List.of(FaultKind.KILL_ALL, FaultKind.RESTART_ALL,
+      FaultKind.REPLACE_DISK, FaultKind.MOVE_LEADER, FaultKind.DRAIN);
+  private static final Duration LONG_TIER_DURATION = Duration.ofMinutes(3);
+  /** Hung brokers fail the test, never stall CI. */
+  private static final Duration TIMEOUT = TestTier.pick(Duration.ofMinutes(12), Duration.ofMinutes(45));
 
   @TempDir Path dir;
 
   @Test
-  void everyFaultRoundKeepsEveryAcknowledgedRecordAndEveryShardWritable() throws Exception {
-    List<FaultKind> faults = new ArrayList<>(FAULTS);
-    String noPartitions = LoopbackPartition.unavailableReason();
-    if (noPartitions == null) {
-      faults.add(FaultKind.PARTITION_REPLICATION); // one short partition round; PartitionProcessTest has them all
-    } else {
-      System.out.println("SKIPPED the partition-replication round of ChaosProcessTest: iptables is unavailable here: "
-          + noPartitions);
-    }
-    ChaosOptions options = ChaosOptions.parse(List.of("--duration", "90s",
-        "--faults", String.join(",", faults.stream().map(FaultKind::wireName).toList()),
-        "--rate", "200", "--seed", "42", "--writable-within", "45s", "--dir", dir.resolve("chaos").toString()));
-    ChaosTable table = ChaosCommand.execute(options,
-        LauncherEnvironment.brokersFromTestClasspath("384m", "FELIX_READY_TIMEOUT", "240"), System.out);
+  void everyFaultRoundKeepsEveryAcknowledgedRecordAndEveryShardWritable() {
+    List<FaultKind> faults = TestTier.pick(DEFAULT_FAULTS, everyKind());
+    Duration duration = TestTier.pick(Duration.ofSeconds(1), LONG_TIER_DURATION); // default: each kind once
+    ChaosTable table = assertTimeoutPreemptively(TIMEOUT, () -> ChaosCommand.execute(ChaosOptions.parse(List.of(
+            "--duration", duration.toSeconds() + "s",
+            "--faults", String.join(",", faults.stream().map(FaultKind::wireName).toList()),
+            "--rate", "200", "--seed", "42", "--writable-within", "45s", "--dir", dir.resolve("chaos").toString())),
+        LauncherEnvironment.brokersFromTestClasspath("384m", "FELIX_READY_TIMEOUT", "240"), System.out));
 
-    assertEquals(faults, table.rows().stream().map(ChaosTable.Row::kind).toList(), table.render());
+    assertEquals(faults, table.rows().stream().map(ChaosTable.Row::kind).toList(), table.render()); // enum order
     for (ChaosTable.Row row : table.rows()) {
       assertEquals(0, row.lost(), table.render());
       assertEquals(0, row.duplicated(), table.render());
@@ -63,5 +71,15 @@ class ChaosProcessTest {
       assertEquals(0, row.diverged(), table.render()); // every replica holds its leader's log below the commit offset
     }
     assertEquals(0, ChaosCommand.exitStatus(table), table.rounds() + "\n" + table.render());
+  }
+
+  /** Every fault kind; the partition kinds need iptables ({@link MachineRequirements}). */
+  private static List<FaultKind> everyKind() {
+    List<FaultKind> kinds = new ArrayList<>(List.of(FaultKind.values()));
+    if (!MachineRequirements.available("the partition rounds of ChaosProcessTest (iptables rules on 127.0.0.1, as "
+        + "root)", LoopbackPartition.unavailableReason())) {
+      kinds.removeIf(FaultKind::partition);
+    }
+    return kinds;
   }
 }

@@ -3,9 +3,9 @@ package io.felix.broker.ops;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.felix.loadgen.local.LocalCluster;
+import io.felix.testing.MachineRequirements;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -17,8 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code bin/felix local up --cpu-per-broker}: each broker process runs in a cgroup of its own holding the quota
- * asked for, and {@code local down} removes the groups. Skipped (with the reason) only where no cgroup hierarchy
- * with the cpu controller is writable, as bin/felix then refuses the option.
+ * asked for, and {@code local down} removes the groups. Needs a writable cgroup hierarchy with the cpu controller
+ * (bin/felix refuses the option without one): {@link MachineRequirements}.
  */
 @Tag("process")
 @Timeout(value = 5, unit = java.util.concurrent.TimeUnit.MINUTES) // hung brokers fail the test, never stall CI
@@ -34,7 +34,8 @@ class CpuBudgetProcessTest {
     boolean v2 = Files.isRegularFile(V2.resolve("cgroup.controllers"))
         && Files.readString(V2.resolve("cgroup.controllers")).contains("cpu") && Files.isWritable(V2);
     boolean v1 = Files.isRegularFile(V1_CPU.resolve("cpu.cfs_quota_us")) && Files.isWritable(V1_CPU);
-    assumeTrue(v1 || v2, "SKIPPED: no writable cgroup hierarchy with the cpu controller (run as root on Linux)");
+    MachineRequirements.require("CpuBudgetProcessTest", v1 || v2 ? null
+        : "no writable cgroup hierarchy with the cpu controller under /sys/fs/cgroup (run as root on Linux)");
     Path groups;
     try (LocalCluster launcher = LocalCluster.up(LocalCluster.findScript(), dir.resolve("local"), 2,
         List.of("--cpu-per-broker", "1"),

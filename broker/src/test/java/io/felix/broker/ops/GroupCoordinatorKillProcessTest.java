@@ -14,7 +14,6 @@ import io.felix.loadgen.local.LocalCluster;
 import io.felix.protocol.client.Acks;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,8 +26,7 @@ import java.util.stream.IntStream;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.CleanupMode;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Committed offsets survive the SIGKILL of their coordinator's broker process: a group's coordinator is the leader
@@ -39,6 +37,7 @@ import org.junit.jupiter.api.io.TempDir;
  * same for a graceful stop in one JVM; a process killed with SIGKILL says goodbye to no one).
  */
 @Tag("process")
+@ExtendWith(SharedLocalCluster.class)
 @Timeout(value = 8, unit = TimeUnit.MINUTES) // a loaded 2-core machine: brokers start slowly; hung ones fail the test
 class GroupCoordinatorKillProcessTest {
 
@@ -51,37 +50,35 @@ class GroupCoordinatorKillProcessTest {
   private static final Duration RESUME_BOUND = Duration.ofSeconds(60);
   private static final GroupConsumerOptions OPTIONS = GroupConsumerOptions.DEFAULTS.withMaxWait(Duration.ofMillis(200));
 
-  @TempDir(cleanup = CleanupMode.ON_SUCCESS) Path dir; // the brokers' logs stay for a failure
-
   @Test
-  void aNewMemberStartsEveryShardAtItsCommittedOffsetWhileTheCoordinatorsBrokerIsDead() throws Exception {
-    try (LocalCluster launcher = LocalCluster.up(LocalCluster.findScript(), dir.resolve("local"), 3, List.of(),
-        LauncherEnvironment.brokersFromTestClasspath("256m", "FELIX_READY_TIMEOUT", "240"))) {
-      AdminApi admin = new AdminApi(launcher.adminPort(0));
-      admin.createStream(STREAM, SHARDS, 3);
-      admin.awaitLed(STREAM, SHARDS, -1, Duration.ofSeconds(60));
-      admin.awaitInSync(STREAM, Duration.ofSeconds(60));
-      Map<Integer, Long> produced = produce(launcher.bootstrap(), 0, COMMITTED_RECORDS);
+  void aNewMemberStartsEveryShardAtItsCommittedOffsetWhileTheCoordinatorsBrokerIsDead(LocalCluster launcher)
+      throws Exception {
+    AdminApi admin = new AdminApi(launcher.adminPort(0));
+    admin.createStream(STREAM, SHARDS, 3);
+    admin.awaitLed(STREAM, SHARDS, -1, Duration.ofSeconds(60));
+    admin.awaitInSync(STREAM, Duration.ofSeconds(60));
+    Map<Integer, Long> produced = produce(launcher.bootstrap(), 0, COMMITTED_RECORDS);
 
-      Map<Integer, Long> committed = readAllAndCommit(launcher.bootstrap());
-      assertEquals(produced, committed, "the first member committed past the last record of every shard");
-      // Records after the commit: a member starting at the committed offset reads these first, one starting from
-      // scratch (offsets lost) reads offset 0 first, so where the next member starts is visible in what it reads.
-      produce(launcher.bootstrap(), COMMITTED_RECORDS, LATER_RECORDS);
-      awaitGroupCommitted(admin, committed, Duration.ofSeconds(30));
+    Map<Integer, Long> committed = readAllAndCommit(launcher.bootstrap());
+    assertEquals(produced, committed, "the first member committed past the last record of every shard");
+    // Records after the commit: a member starting at the committed offset reads these first, one starting from
+    // scratch (offsets lost) reads offset 0 first, so where the next member starts is visible in what it reads.
+    produce(launcher.bootstrap(), COMMITTED_RECORDS, LATER_RECORDS);
+    awaitGroupCommitted(admin, committed, Duration.ofSeconds(30));
 
-      // The store is created by the group's first request, so its followers may have joined only moments ago. One
-      // that has not yet fetched from its leader cannot vouch for the shard in a failover, which would then wait
-      // for the killed leader to come back (FailoverRounds). This test is about the offsets surviving the kill of
-      // a settled store, so it waits for every replica of the store to be in sync first.
-      int offsetsShards = admin.streamDetail(OffsetsStore.STREAM).get("shards").asInt();
-      admin.awaitLed(OffsetsStore.STREAM, offsetsShards, -1, Duration.ofSeconds(60));
-      admin.awaitInSync(OffsetsStore.STREAM, Duration.ofSeconds(60));
-      int coordinator = admin.shards(OffsetsStore.STREAM).get(OffsetsStore.shardOf(GROUP, offsetsShards)).leader();
-      List<Integer> live = IntStream.range(0, 3).filter(b -> b != coordinator).boxed().toList();
+    // The store is created by the group's first request, so its followers may have joined only moments ago. One
+    // that has not yet fetched from its leader cannot vouch for the shard in a failover, which would then wait
+    // for the killed leader to come back (FailoverRounds). This test is about the offsets surviving the kill of
+    // a settled store, so it waits for every replica of the store to be in sync first.
+    int offsetsShards = admin.streamDetail(OffsetsStore.STREAM).get("shards").asInt();
+    admin.awaitLed(OffsetsStore.STREAM, offsetsShards, -1, Duration.ofSeconds(60));
+    admin.awaitInSync(OffsetsStore.STREAM, Duration.ofSeconds(60));
+    int coordinator = admin.shards(OffsetsStore.STREAM).get(OffsetsStore.shardOf(GROUP, offsetsShards)).leader();
+    List<Integer> live = IntStream.range(0, 3).filter(b -> b != coordinator).boxed().toList();
 
-      long pid = launcher.pid(coordinator);
-      keepDownAfterExit(launcher, coordinator);
+    long pid = launcher.pid(coordinator);
+    keepDownAfterExit(launcher, coordinator);
+    try {
       launcher.run("local", "kill", Integer.toString(coordinator));
       long killedAt = System.nanoTime();
       ProcessHandle.of(pid).ifPresent(p -> p.onExit().orTimeout(10, TimeUnit.SECONDS).join());
@@ -100,6 +97,8 @@ class GroupCoordinatorKillProcessTest {
       assertEquals(-1, launcher.admin(coordinator).status("/health"), "nothing answers on the killed broker");
       System.out.printf("group %s committed %s; its coordinator, broker %d, SIGKILLed; a new member read from every"
           + " shard at its committed offset %d ms later%n", GROUP, committed, coordinator, resumedMs);
+    } finally {
+      launcher.run("local", "start", Integer.toString(coordinator)); // the shared cluster whole again for the next test
     }
   }
 

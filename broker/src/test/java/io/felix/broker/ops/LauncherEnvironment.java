@@ -5,12 +5,19 @@ import java.util.Map;
 
 /** The environment the process tests give {@code bin/felix local} (through LocalCluster or the chaos command). */
 final class LauncherEnvironment {
+  /**
+   * JVM flags of every broker (and journal) process the tests start: the client compiler only. A broker's start is
+   * mostly class loading and code run once; on two cores the server compiler's threads cost a third of the CPU a
+   * cluster of three needs to get ready, and the tests' load (hundreds of records a second) never needs its code.
+   */
+  static final String JVM_OPTIONS = "-XX:TieredStopAtLevel=1";
 
   private LauncherEnvironment() {}
 
   /**
-   * Brokers run from the test classpath (the tests run before Maven packages the broker jar) with {@code heap},
-   * plus the further variables given as name, value pairs.
+   * Brokers run from the test classpath (the tests run before Maven packages the broker jar) with {@code heap} and
+   * {@link #JVM_OPTIONS}, plus the further variables given as name, value pairs (a JAVA_TOOL_OPTIONS given is added
+   * to the JVM options).
    */
   static Map<String, String> brokersFromTestClasspath(String heap, String... more) {
     if (more.length % 2 != 0) {
@@ -20,8 +27,10 @@ final class LauncherEnvironment {
     environment.put("FELIX_BROKER_CLASSPATH", System.getProperty("surefire.test.class.path",
         System.getProperty("java.class.path")));
     environment.put("FELIX_BROKER_HEAP", heap);
+    environment.put("JAVA_TOOL_OPTIONS", JVM_OPTIONS);
     for (int i = 0; i < more.length; i += 2) {
-      environment.put(more[i], more[i + 1]);
+      String name = more[i];
+      environment.merge(name, more[i + 1], (old, given) -> name.equals("JAVA_TOOL_OPTIONS") ? old + " " + given : given);
     }
     return Map.copyOf(environment);
   }

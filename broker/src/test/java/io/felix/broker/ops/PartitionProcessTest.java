@@ -7,9 +7,9 @@ import io.felix.loadgen.chaos.ChaosOptions;
 import io.felix.loadgen.chaos.ChaosTable;
 import io.felix.loadgen.chaos.FaultKind;
 import io.felix.loadgen.local.LoopbackPartition;
+import io.felix.testing.MachineRequirements;
 import java.nio.file.Path;
 import java.util.List;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -25,7 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * can acknowledge nothing, so a write acknowledged means a leader holding a majority at its epoch), every
  * acknowledged record must be read back once, at its place and in order (a write acknowledged under a stale epoch
  * would be truncated away: lost), and after the heal every broker must be ready and live again. Needs root and
- * iptables; skipped, saying so, only where iptables cannot be run.
+ * iptables ({@link MachineRequirements}).
  */
 @Tag("process")
 @Timeout(value = 8, unit = java.util.concurrent.TimeUnit.MINUTES) // hung brokers fail the test, never stall CI
@@ -38,11 +38,8 @@ class PartitionProcessTest {
 
   @Test
   void everyPartitionSettlesKeepsEveryAcknowledgedRecordAndHeals() throws Exception {
-    String unavailable = LoopbackPartition.unavailableReason();
-    if (unavailable != null) {
-      System.out.println("SKIPPED PartitionProcessTest: iptables is unavailable here: " + unavailable);
-    }
-    Assumptions.assumeTrue(unavailable == null, "SKIPPED: iptables is unavailable here: " + unavailable);
+    MachineRequirements.require("PartitionProcessTest (iptables rules on 127.0.0.1, as root)",
+        LoopbackPartition.unavailableReason());
 
     ChaosOptions options = ChaosOptions.parse(List.of("--duration", "1s",
         "--faults", String.join(",", PARTITIONS.stream().map(FaultKind::wireName).toList()),

@@ -9,7 +9,6 @@ import io.felix.loadgen.ProduceRun;
 import io.felix.loadgen.Summary;
 import io.felix.loadgen.Verifier;
 import io.felix.loadgen.local.LocalCluster;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -17,7 +16,7 @@ import java.util.concurrent.FutureTask;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * A leader that stops answering: under a ledgered steady load (the load generator's idempotent producers, default
@@ -30,6 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * uncertain records, when requests waited out their timeout).
  */
 @Tag("process")
+@ExtendWith(SharedLocalCluster.class)
 @Timeout(value = 6, unit = java.util.concurrent.TimeUnit.MINUTES) // hung brokers fail the test, never stall CI
 class SilentLeaderProcessTest {
   private static final String STREAM = "silent";
@@ -39,66 +39,61 @@ class SilentLeaderProcessTest {
   /** The failover bound (3 s from the loss to a new leader) plus the silence timeout and a metadata read. */
   private static final double P99_BOUND_MS = 6_000;
 
-  @TempDir Path dir;
-
   @Test
-  void producersMoveTheirBatchesToTheNewLeaderWithoutUncertainOrLostRecords() throws Exception {
-    try (LocalCluster launcher = LocalCluster.up(LocalCluster.findScript(), dir.resolve("local"), 3,
-        List.of("--zones", "a,b,c"), LauncherEnvironment.brokersFromTestClasspath("384m",
-            "FELIX_READY_TIMEOUT", "240"))) {
-      new AdminApi(launcher.adminPort(0)).createStream(STREAM, SHARDS, 3);
-      AdminApi first = new AdminApi(launcher.adminPort(0));
-      first.awaitLed(STREAM, SHARDS, -1, Duration.ofSeconds(60));
-      List<HostPort> bootstrap = HostPort.parseList(launcher.bootstrap());
+  void producersMoveTheirBatchesToTheNewLeaderWithoutUncertainOrLostRecords(LocalCluster launcher) throws Exception {
+    // The singleton's host answers the admin API throughout; the victim is the other broker leading the most.
+    int singleton = SharedLocalCluster.singletonHost(launcher);
+    AdminApi first = new AdminApi(launcher.adminPort(singleton));
+    first.createStream(STREAM, SHARDS, 3);
+    first.awaitLed(STREAM, SHARDS, -1, Duration.ofSeconds(60));
+    List<HostPort> bootstrap = HostPort.parseList(launcher.bootstrap());
 
-      ProduceRun load = ProduceRun.steady(bootstrap, STREAM, 400, 2);
-      FutureTask<Summary> producing = new FutureTask<>(load::produce);
-      new Thread(producing, "silent-leader-load").start();
-      int victim;
-      long settledMs;
+    ProduceRun load = ProduceRun.steady(bootstrap, STREAM, 400, 2);
+    FutureTask<Summary> producing = new FutureTask<>(load::produce);
+    new Thread(producing, "silent-leader-load").start();
+    int victim;
+    long settledMs;
+    try {
+      Thread.sleep(STEADY.toMillis());
+      Map<Integer, AdminApi.Shard> before = first.shards(STREAM);
+      victim = before.values().stream().filter(s -> s.leader() != singleton)
+          .collect(java.util.stream.Collectors.groupingBy(AdminApi.Shard::leader,
+              java.util.stream.Collectors.counting()))
+          .entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow().getKey();
+      launcher.signal(victim, "STOP");
+      long stoppedAt = System.nanoTime();
       try {
-        Thread.sleep(STEADY.toMillis());
-        // Broker 0 started first, so it hosts the singleton: the victim is the other broker leading the most.
-        Map<Integer, AdminApi.Shard> before = first.shards(STREAM);
-        victim = before.values().stream().filter(s -> s.leader() != 0)
-            .collect(java.util.stream.Collectors.groupingBy(AdminApi.Shard::leader,
-                java.util.stream.Collectors.counting()))
-            .entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow().getKey();
-        launcher.signal(victim, "STOP");
-        long stoppedAt = System.nanoTime();
-        try {
-          first.awaitLed(STREAM, SHARDS, victim, PAUSE);
-          settledMs = (System.nanoTime() - stoppedAt) / 1_000_000;
-          Thread.sleep(Math.max(0, (stoppedAt + PAUSE.toNanos() - System.nanoTime()) / 1_000_000));
-        } finally {
-          launcher.signal(victim, "CONT");
-        }
-        // Paused past the split brain resolver's decision, the victim is downed and restarted by its supervisor;
-        // it leads nothing now, so the producers go on without it.
-        Thread.sleep(STEADY.toMillis());
+        first.awaitLed(STREAM, SHARDS, victim, PAUSE);
+        settledMs = (System.nanoTime() - stoppedAt) / 1_000_000;
+        Thread.sleep(Math.max(0, (stoppedAt + PAUSE.toNanos() - System.nanoTime()) / 1_000_000));
       } finally {
-        load.stop();
+        launcher.signal(victim, "CONT");
       }
-      Summary summary = producing.get();
-      Verifier.Report report = ConsumeRun.verifyAgainst(bootstrap, STREAM, summary);
-      long missing = report.producers().stream().mapToLong(Verifier.ProducerReport::missing).sum();
-      long duplicated = report.producers().stream().mapToLong(Verifier.ProducerReport::duplicated).sum();
-      long disordered = report.producers().stream().mapToLong(p -> p.outOfOrder() + p.unexpected()).sum();
-      double p99 = summary.latencyMs().get("p99");
-      System.out.printf("silent leader: broker %d SIGSTOPped for %d s; every shard led elsewhere after %d ms; %d sent,"
-              + " %d acknowledged, %d uncertain, %d not appended, %d retries; read back %d: %d missing, %d duplicated,"
-              + " %d disordered; latency ms %s%n", victim, PAUSE.toSeconds(), settledMs, summary.sent(),
-          summary.acked(), summary.failedUncertain(), summary.failedNotAppended(), summary.retries(),
-          report.records(), missing, duplicated, disordered, summary.latencyMs());
-
-      assertEquals(0, summary.failedUncertain(), "records with an unknown outcome");
-      assertEquals(0, summary.failedNotAppended(), "records that failed");
-      assertEquals(summary.sent(), summary.acked());
-      assertEquals(0, missing, "acknowledged records missing");
-      assertEquals(0, duplicated, "records read back twice");
-      assertEquals(0, disordered, "records out of order, unexpected or corrupt");
-      assertEquals(0, report.corrupt());
-      assertTrue(p99 < P99_BOUND_MS, "p99 " + p99 + " ms, bound " + P99_BOUND_MS + " ms: " + summary.latencyMs());
+      // Paused past the split brain resolver's decision, the victim is downed and restarted by its supervisor;
+      // it leads nothing now, so the producers go on without it.
+      Thread.sleep(STEADY.toMillis());
+    } finally {
+      load.stop();
     }
+    Summary summary = producing.get();
+    Verifier.Report report = ConsumeRun.verifyAgainst(bootstrap, STREAM, summary);
+    long missing = report.producers().stream().mapToLong(Verifier.ProducerReport::missing).sum();
+    long duplicated = report.producers().stream().mapToLong(Verifier.ProducerReport::duplicated).sum();
+    long disordered = report.producers().stream().mapToLong(p -> p.outOfOrder() + p.unexpected()).sum();
+    double p99 = summary.latencyMs().get("p99");
+    System.out.printf("silent leader: broker %d SIGSTOPped for %d s; every shard led elsewhere after %d ms; %d sent,"
+            + " %d acknowledged, %d uncertain, %d not appended, %d retries; read back %d: %d missing, %d duplicated,"
+            + " %d disordered; latency ms %s%n", victim, PAUSE.toSeconds(), settledMs, summary.sent(),
+        summary.acked(), summary.failedUncertain(), summary.failedNotAppended(), summary.retries(),
+        report.records(), missing, duplicated, disordered, summary.latencyMs());
+
+    assertEquals(0, summary.failedUncertain(), "records with an unknown outcome");
+    assertEquals(0, summary.failedNotAppended(), "records that failed");
+    assertEquals(summary.sent(), summary.acked());
+    assertEquals(0, missing, "acknowledged records missing");
+    assertEquals(0, duplicated, "records read back twice");
+    assertEquals(0, disordered, "records out of order, unexpected or corrupt");
+    assertEquals(0, report.corrupt());
+    assertTrue(p99 < P99_BOUND_MS, "p99 " + p99 + " ms, bound " + P99_BOUND_MS + " ms: " + summary.latencyMs());
   }
 }

@@ -9,9 +9,7 @@ import io.felix.loadgen.local.LocalCluster;
 import io.felix.protocol.client.Acks;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
-import java.util.Optional;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -57,7 +55,7 @@ class SingletonHostKillProcessTest {
           client.produce(STREAM, shard, "k".getBytes(), "settled".getBytes(), List.of()).join();
         }
       }
-      int host = oldest(launcher);
+      int host = SharedLocalCluster.singletonHost(launcher);
       AdminApi survivor = new AdminApi(launcher.adminPort((host + 1) % 3));
       // Three decisions answered just before the kill: the next singleton recovers each from the journal (with H2's
       // default write delay, an answered event could still sit in a buffer of the killed process).
@@ -76,19 +74,5 @@ class SingletonHostKillProcessTest {
             + "kill, and the new singleton does not know it");
       }
     }
-  }
-
-  /** The broker whose process started first: the oldest member, which hosts the singleton in a fresh cluster. */
-  private static int oldest(LocalCluster launcher) throws Exception {
-    int oldest = -1;
-    Instant oldestStart = Instant.MAX;
-    for (int b = 0; b < launcher.brokers(); b++) {
-      Optional<Instant> start = ProcessHandle.of(launcher.pid(b)).flatMap(h -> h.info().startInstant());
-      if (start.isPresent() && start.get().isBefore(oldestStart)) {
-        oldest = b;
-        oldestStart = start.get();
-      }
-    }
-    return oldest;
   }
 }

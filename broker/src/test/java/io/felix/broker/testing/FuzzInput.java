@@ -1,5 +1,6 @@
 package io.felix.broker.testing;
 
+import io.felix.testing.TestTier;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Random;
@@ -7,8 +8,9 @@ import java.util.Random;
 /**
  * A seeded generator of bad input for the fuzz tests: valid encodings mutated (bits flipped, bytes overwritten
  * with edge values, cut short, a slice repeated or dropped, varint-like runs of 0xff) and plain random bytes.
- * Each test runs for {@link #duration} (the {@code felix.fuzz.seconds} property, default {@code defaultSeconds})
- * from the seed {@code felix.fuzz.seed} (default: the time), which it prints, so a failure can be replayed:
+ * Each test runs for {@link #duration} (the {@code felix.fuzz.seconds} property; else {@code defaultSeconds}, or
+ * {@value #LONG_TIER_SECONDS} s in the long tier, {@code -Dtier=long}) from the seed {@code felix.fuzz.seed}
+ * (default: the time), which it prints, so a failure can be replayed:
  * {@code mvn -B -o -pl broker -am test -Dtier=cluster -Dtest=InputFuzzClusterTest -Dfelix.fuzz.seconds=600
  * -Dfelix.fuzz.seed=42 -Dsurefire.failIfNoSpecifiedTests=false}.
  */
@@ -24,9 +26,12 @@ public final class FuzzInput {
     System.out.println("fuzzing " + what + " with -Dfelix.fuzz.seed=" + seed);
   }
 
-  /** How long to fuzz: -Dfelix.fuzz.seconds, else {@code defaultSeconds}. */
+  /** How long each fuzz test runs in the long tier. */
+  static final int LONG_TIER_SECONDS = 120;
+
+  /** How long to fuzz: -Dfelix.fuzz.seconds, else {@code defaultSeconds} ({@link #LONG_TIER_SECONDS} in the long tier). */
   public static Duration duration(int defaultSeconds) {
-    return Duration.ofSeconds(Long.getLong("felix.fuzz.seconds", defaultSeconds));
+    return Duration.ofSeconds(Long.getLong("felix.fuzz.seconds", TestTier.pick(defaultSeconds, LONG_TIER_SECONDS)));
   }
 
   public long seed() {

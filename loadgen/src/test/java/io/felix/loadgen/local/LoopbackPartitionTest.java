@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.felix.testing.MachineRequirements;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -15,7 +16,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -23,8 +23,8 @@ import org.junit.jupiter.api.Test;
  * {@link LoopbackPartition} with real iptables rules and real sockets: three "brokers", each a pair of listening
  * sockets (cluster and replication port) and a dialer running under the broker's group id, as bin/felix runs
  * brokers. A cut between brokers 0 and 2 stops exactly their connections to each other's ports, both ways, and
- * nothing of broker 1's; healing and closing restore everything and leave no rule behind. Needs root and iptables:
- * skipped, saying so, where iptables cannot be run.
+ * nothing of broker 1's; healing and closing restore everything and leave no rule behind. Needs root and iptables
+ * ({@link MachineRequirements}).
  */
 class LoopbackPartitionTest {
   private final List<ServerSocket> listeners = new ArrayList<>();
@@ -32,11 +32,8 @@ class LoopbackPartitionTest {
 
   @BeforeEach
   void listen() throws IOException {
-    String unavailable = LoopbackPartition.unavailableReason();
-    if (unavailable != null) {
-      System.out.println("SKIPPED LoopbackPartitionTest: iptables is unavailable here: " + unavailable);
-    }
-    Assumptions.assumeTrue(unavailable == null, "SKIPPED: iptables is unavailable here: " + unavailable);
+    MachineRequirements.require("LoopbackPartitionTest (iptables rules on 127.0.0.1, as root)",
+        LoopbackPartition.unavailableReason());
     for (int i = 0; i < 6; i++) {
       ServerSocket s = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
       listeners.add(s);

@@ -4,7 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.felix.broker.BrokerCluster;
-import io.felix.loadgen.local.LocalCluster;
+import io.felix.launcher.LocalCluster;
+import io.felix.launcher.UpOptions;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
@@ -34,8 +35,7 @@ class BrokerKillTest {
 
   @Test
   void sigkilledLeaderFailsOverAndRejoinsWithoutLosingOrDuplicatingAcknowledgedRecords() throws Exception {
-    try (LocalCluster launcher = LocalCluster.up(LocalCluster.findScript(), dir.resolve("local"), 3,
-        List.of("--zones", "a,b,c"), LauncherEnvironment.brokersFromTestClasspath("384m",
+    try (LocalCluster launcher = LocalCluster.startOnFreePorts(dir.resolve("local"), UpOptions.brokers(3), LauncherEnvironment.brokersFromTestClasspath("384m",
             // On a 2-core machine shared with other builds a restarted broker has taken over 90 s to be ready.
             "FELIX_READY_TIMEOUT", "240"))) {
       String bootstrap = launcher.bootstrap();
@@ -60,7 +60,7 @@ class BrokerKillTest {
 
         int victim = mostLeaders(before);
         AdminApi survivor = new AdminApi(launcher.adminPort((victim + 1) % 3));
-        launcher.run("local", "kill", Integer.toString(victim));
+        launcher.kill(victim);
         long killedAt = System.nanoTime();
         Map<Integer, AdminApi.Shard> after = survivor.awaitLed(STREAM, SHARDS, victim, Duration.ofSeconds(60));
         long failoverMs = (System.nanoTime() - killedAt) / 1_000_000;
@@ -73,7 +73,7 @@ class BrokerKillTest {
         long ackedAtFailover = fleet.ackedCount();
         awaitAcked(fleet, ackedAtFailover + 2_000, Duration.ofSeconds(60));
 
-        launcher.run("local", "start", Integer.toString(victim));
+        launcher.start(victim);
         // Rebalancing hands the restarted broker leaders again; a move cuts over only once the destination holds
         // the source's whole log, so leading again means it caught up (and the read below goes through it).
         Map<Integer, AdminApi.Shard> rejoined = awaitLeading(survivor, victim, Duration.ofSeconds(120));

@@ -3,8 +3,9 @@ package io.felix.broker.ops;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.felix.loadgen.chaos.ChaosCommand;
+import io.felix.cli.ChaosCommand;
 import io.felix.loadgen.chaos.ChaosOptions;
+import io.felix.loadgen.chaos.ChaosRun;
 import io.felix.loadgen.chaos.ChaosTable;
 import io.felix.loadgen.chaos.FaultKind;
 import io.felix.loadgen.local.LoopbackPartition;
@@ -46,10 +47,10 @@ class ChaosProcessTest {
       System.out.println("SKIPPED the partition-replication round of ChaosProcessTest: iptables is unavailable here: "
           + noPartitions);
     }
-    ChaosOptions options = ChaosOptions.parse(List.of("--duration", "90s",
+    ChaosOptions options = ChaosCommand.parse(List.of("--duration", "90s",
         "--faults", String.join(",", faults.stream().map(FaultKind::wireName).toList()),
         "--rate", "200", "--seed", "42", "--writable-within", "45s", "--dir", dir.resolve("chaos").toString()));
-    ChaosTable table = ChaosCommand.execute(options,
+    ChaosTable table = ChaosRun.execute(options,
         LauncherEnvironment.brokersFromTestClasspath("384m", "FELIX_READY_TIMEOUT", "240"), System.out);
 
     assertEquals(faults, table.rows().stream().map(ChaosTable.Row::kind).toList(), table.render());
@@ -62,6 +63,6 @@ class ChaosProcessTest {
       assertEquals(0, row.cacheKeysCorrupt(), table.render());
       assertEquals(0, row.diverged(), table.render()); // every replica holds its leader's log below the commit offset
     }
-    assertEquals(0, ChaosCommand.exitStatus(table), table.rounds() + "\n" + table.render());
+    assertEquals(0, table.exitStatus(), table.rounds() + "\n" + table.render());
   }
 }

@@ -5,7 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.felix.loadgen.local.LocalCluster;
+import io.felix.launcher.LocalCluster;
+import io.felix.launcher.UpOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -36,8 +37,7 @@ class CpuBudgetProcessTest {
     boolean v1 = Files.isRegularFile(V1_CPU.resolve("cpu.cfs_quota_us")) && Files.isWritable(V1_CPU);
     assumeTrue(v1 || v2, "SKIPPED: no writable cgroup hierarchy with the cpu controller (run as root on Linux)");
     Path groups;
-    try (LocalCluster launcher = LocalCluster.up(LocalCluster.findScript(), dir.resolve("local"), 2,
-        List.of("--cpu-per-broker", "1"),
+    try (LocalCluster launcher = LocalCluster.startOnFreePorts(dir.resolve("local"), UpOptions.brokers(2).cpuPerBroker(1),
         LauncherEnvironment.brokersFromTestClasspath("256m"))) {
       Path root = v2 ? V2 : V1_CPU;
       Path group0 = group(launcher.pid(0), v2).map(g -> root.resolve(g.substring(1))).orElseThrow();

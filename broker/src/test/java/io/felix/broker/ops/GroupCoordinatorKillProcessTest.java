@@ -10,7 +10,8 @@ import io.felix.client.GroupConsumer;
 import io.felix.client.GroupConsumerOptions;
 import io.felix.client.GroupRecord;
 import io.felix.client.RecordMetadata;
-import io.felix.loadgen.local.LocalCluster;
+import io.felix.launcher.LocalCluster;
+import io.felix.launcher.UpOptions;
 import io.felix.protocol.client.Acks;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -55,7 +56,7 @@ class GroupCoordinatorKillProcessTest {
 
   @Test
   void aNewMemberStartsEveryShardAtItsCommittedOffsetWhileTheCoordinatorsBrokerIsDead() throws Exception {
-    try (LocalCluster launcher = LocalCluster.up(LocalCluster.findScript(), dir.resolve("local"), 3, List.of(),
+    try (LocalCluster launcher = LocalCluster.startOnFreePorts(dir.resolve("local"), UpOptions.brokers(3),
         LauncherEnvironment.brokersFromTestClasspath("256m", "FELIX_READY_TIMEOUT", "240"))) {
       AdminApi admin = new AdminApi(launcher.adminPort(0));
       admin.createStream(STREAM, SHARDS, 3);
@@ -82,7 +83,7 @@ class GroupCoordinatorKillProcessTest {
 
       long pid = launcher.pid(coordinator);
       keepDownAfterExit(launcher, coordinator);
-      launcher.run("local", "kill", Integer.toString(coordinator));
+      launcher.kill(coordinator);
       long killedAt = System.nanoTime();
       ProcessHandle.of(pid).ifPresent(p -> p.onExit().orTimeout(10, TimeUnit.SECONDS).join());
 

@@ -8,7 +8,8 @@ import io.felix.loadgen.ConsumeRun;
 import io.felix.loadgen.ProduceRun;
 import io.felix.loadgen.Summary;
 import io.felix.loadgen.Verifier;
-import io.felix.loadgen.local.LocalCluster;
+import io.felix.launcher.LocalCluster;
+import io.felix.launcher.UpOptions;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -43,8 +44,7 @@ class SilentLeaderProcessTest {
 
   @Test
   void producersMoveTheirBatchesToTheNewLeaderWithoutUncertainOrLostRecords() throws Exception {
-    try (LocalCluster launcher = LocalCluster.up(LocalCluster.findScript(), dir.resolve("local"), 3,
-        List.of("--zones", "a,b,c"), LauncherEnvironment.brokersFromTestClasspath("384m",
+    try (LocalCluster launcher = LocalCluster.startOnFreePorts(dir.resolve("local"), UpOptions.brokers(3), LauncherEnvironment.brokersFromTestClasspath("384m",
             "FELIX_READY_TIMEOUT", "240"))) {
       new AdminApi(launcher.adminPort(0)).createStream(STREAM, SHARDS, 3);
       AdminApi first = new AdminApi(launcher.adminPort(0));

@@ -35,7 +35,7 @@ public final class Supervisor {
   private final PrintStream log;
   private volatile Process current;
 
-  private Supervisor(LocalLayout layout, int broker, List<String> command, PrintStream log) {
+  Supervisor(LocalLayout layout, int broker, List<String> command, PrintStream log) {
     this.layout = layout;
     this.broker = broker;
     this.command = List.copyOf(command);
@@ -70,7 +70,7 @@ public final class Supervisor {
     return line;
   }
 
-  private void run() throws IOException, InterruptedException {
+  void run() throws IOException, InterruptedException {
     enterCpuBudget();
     RestartBackoff backoff = new RestartBackoff(System::nanoTime);
     LocalProcess pidFile = LocalProcess.broker(layout, broker);

@@ -54,13 +54,17 @@ public final class LocalCluster implements AutoCloseable {
   /**
    * A new cluster in {@code dir} (which it owns: emptied first, and again before a retry) on FELIX_PORT_OFFSET when
    * {@code environment} or this process sets one, else on a random free range; a port taken before a broker could
-   * bind it means another range, up to five times. Returns once every broker is ready and registered.
+   * bind it means another range, up to five times. Returns once every broker is ready and registered. Its processes
+   * end with this JVM (FELIX_WATCH_PID), should it die before {@link #close}.
    *
    * @param environment added to this process's for the launcher (FELIX_BROKER_CLASSPATH, FELIX_BROKER_HEAP, ...)
    */
   public static LocalCluster startOnFreePorts(Path dir, UpOptions options, Map<String, String> environment)
       throws IOException, InterruptedException {
-    LaunchSettings settings = LaunchSettings.fromEnvironment(environment);
+    Map<String, String> env = new java.util.HashMap<>(environment);
+    // Should this JVM die before close() runs 'down', the brokers and the journal go with it.
+    env.putIfAbsent("FELIX_WATCH_PID", Long.toString(ProcessHandle.current().pid()));
+    LaunchSettings settings = LaunchSettings.fromEnvironment(env);
     String configured = settings.environment().get("FELIX_PORT_OFFSET");
     for (int attempt = 1; ; attempt++) {
       // The caller's FELIX_PORT_OFFSET first (people give each run its own range), then random ranges.

@@ -42,6 +42,11 @@ final class BrokerSupervision {
     return LocalProcess.supervisor(layout, id).running();
   }
 
+  /** Whether broker N's supervisor, as started by this launcher, is alive (it may not have exec'd java yet). */
+  boolean supervisorAlive(int id) {
+    return LocalProcess.supervisor(layout, id).alive();
+  }
+
   /** The pid of broker N's running process. */
   Optional<Long> pid(int id) {
     return broker(id).handle().map(ProcessHandle::pid);

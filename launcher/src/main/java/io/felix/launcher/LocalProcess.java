@@ -1,6 +1,7 @@
 package io.felix.launcher;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -48,11 +49,32 @@ record LocalProcess(Path pidFile, List<String> markers) {
   /** The live process of the pid file, when its command line carries the marker. */
   Optional<ProcessHandle> handle() {
     return pid().flatMap(ProcessHandle::of).filter(ProcessHandle::isAlive)
-        .filter(h -> h.info().arguments().map(List::of).orElse(List.of()).containsAll(markers));
+        .filter(h -> arguments(h).containsAll(markers));
+  }
+
+  /**
+   * A process's command line: from /proc (the JDK's {@code ProcessHandle.Info.arguments()} is empty for a command
+   * line of more than a page, as a broker's with the tests' classpath is), else as the JDK sees it.
+   */
+  static List<String> arguments(ProcessHandle process) {
+    Path cmdline = Path.of("/proc", Long.toString(process.pid()), "cmdline");
+    try {
+      return List.of(new String(Files.readAllBytes(cmdline), StandardCharsets.UTF_8).split("\0"));
+    } catch (IOException noProc) {
+      return process.info().arguments().map(List::of).orElse(List.of());
+    }
   }
 
   boolean running() {
     return handle().isPresent();
+  }
+
+  /**
+   * Whether the pid file's process is alive, whatever its command line: just after a start it may not have exec'd
+   * its program yet, so its marker is not there.
+   */
+  boolean alive() {
+    return pid().flatMap(ProcessHandle::of).map(ProcessHandle::isAlive).orElse(false);
   }
 
   void record(long pid) throws IOException {

@@ -36,7 +36,7 @@ final class Readiness {
     AdminClient admin = cluster.adminClient(broker);
     while (admin.status(path) / 100 != 2) {
       if (!supervision.running(broker)) {
-        if (!supervision.supervised(broker)) {
+        if (!supervision.supervisorAlive(broker)) {
           throw new IOException("broker " + broker + " is not running and not supervised (stopped?); last lines of"
               + " its log:\n" + LogTail.of(cluster.layout().brokerLog(broker), 20));
         }

@@ -8,7 +8,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
- * The ledger of a verified cache workload ({@code felix cache --verify}, and the cache writer of every chaos round):
+ * The ledger of a verified cache workload ({@code felix perf cache --verify}, and the cache writer of every chaos round):
  * per key, the offset and put id of its latest acknowledged put. Every value names its key, the run and a put id,
  * so a read can be judged on its own: it must show the latest acknowledged put or a put of this run at a later
  * offset (in flight, or failed with an unknown outcome: it may or may not have been applied), never an older entry,

@@ -20,7 +20,7 @@ import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
 
 /**
- * {@code felix cache --cache NAME}: a cache workload. Producers (threads) issue gets and puts of keys k0..k{N-1}
+ * {@code felix perf cache --cache NAME}: a cache workload. Producers (threads) issue gets and puts of keys k0..k{N-1}
  * chosen uniformly, a get with probability --get-ratio, at --rate operations per second over all of them (0:
  * unbounded, each keeping at most --max-outstanding unanswered), for --duration; prints gets/s, puts/s and their
  * latency percentiles (HdrHistogram) every second and at the end.

@@ -8,7 +8,7 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * Options of the load generator's {@code consume --stream NAME} (parsed by {@code io.felix.cli.ConsumeCommand}).
+ * Options of the load generator's reader, {@code felix perf consume --stream NAME} (parsed by the felix command).
  *
  * @param fromBeginning read each shard from its log start up to the commit offset seen when reading started;
  *     without it, read from that commit offset on, following new records

@@ -9,7 +9,7 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * Options of the load generator's {@code produce --stream NAME} (parsed by {@code io.felix.cli.ProduceCommand}).
+ * Options of the load generator's producers, {@code felix perf produce --stream NAME} (parsed by the felix command).
  *
  * @param rate records per second over all producers; 0 = as fast as the outstanding limit allows
  * @param duration how long to produce; null when {@code records} bounds the run instead

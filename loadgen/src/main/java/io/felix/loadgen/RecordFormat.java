@@ -27,7 +27,7 @@ public final class RecordFormat {
    * What a value says, or why it cannot be used ({@code problem} non-null): {@code foreign} when it is not a
    * load generator record at all (too short or no magic), else corrupt (checksum mismatch).
    */
-  record Decoded(long runId, int producer, long sequence, String problem, boolean foreign) {
+  public record Decoded(long runId, int producer, long sequence, String problem, boolean foreign) {
     boolean corrupt() {
       return problem != null && !foreign;
     }
@@ -49,7 +49,8 @@ public final class RecordFormat {
     return value;
   }
 
-  static Decoded decode(byte[] value) {
+  /** The load generator's fields of a record value, or why it is not one of its records. */
+  public static Decoded decode(byte[] value) {
     if (value.length < HEADER_BYTES) {
       return new Decoded(0, -1, -1, "value of " + value.length + " bytes is shorter than the 28-byte header", true);
     }

@@ -9,7 +9,7 @@ import java.nio.ByteBuffer;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
-/** The cache ledger's judgement of a read, for {@code felix cache --verify} and the chaos rounds' cache check. */
+/** The cache ledger's judgement of a read, for {@code felix perf cache --verify} and the chaos rounds' cache check. */
 class CacheLedgerTest {
   private static final long RUN = 77;
 

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.felix.broker.BrokerCluster;
-import io.felix.loadgen.local.LocalCluster;
+import io.felix.launcher.LocalCluster;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
@@ -56,7 +56,7 @@ class BrokerKillTest {
 
       int victim = mostLeaders(before);
       AdminApi survivor = new AdminApi(launcher.adminPort((victim + 1) % 3));
-      launcher.run("local", "kill", Integer.toString(victim));
+      launcher.kill(victim);
       long killedAt = System.nanoTime();
       Map<Integer, AdminApi.Shard> after = survivor.awaitLed(STREAM, SHARDS, victim, Duration.ofSeconds(60));
       long failoverMs = (System.nanoTime() - killedAt) / 1_000_000;
@@ -69,7 +69,7 @@ class BrokerKillTest {
       long ackedAtFailover = fleet.ackedCount();
       awaitAcked(fleet, ackedAtFailover + 2_000, Duration.ofSeconds(60));
 
-      launcher.run("local", "start", Integer.toString(victim));
+      launcher.start(victim);
       // Rebalancing hands the restarted broker leaders again; a move cuts over only once the destination holds
       // the source's whole log, so leading again means it caught up (and the read below goes through it).
       Map<Integer, AdminApi.Shard> rejoined = awaitLeading(survivor, victim, Duration.ofSeconds(120));

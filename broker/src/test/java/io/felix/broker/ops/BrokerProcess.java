@@ -2,22 +2,28 @@ package io.felix.broker.ops;
 
 import io.felix.broker.node.BrokerMain;
 import io.felix.client.admin.AdminClient;
+import io.felix.launcher.BrokerJvm;
+import io.felix.launcher.LaunchSettings;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
  * One broker as its own operating-system process ({@code io.felix.broker.node.BrokerMain} on the test classpath,
- * which holds the same classes as the shaded jar), with its output in a log file. Tests stop it gracefully
- * (SIGTERM: Pekko leaves the cluster) or kill it (SIGKILL: nothing runs, as in a crash), and start it again
- * with the same settings.
+ * which holds the same classes as the shaded jar), with its output in a log file: the compose tests' brokers, which
+ * take their settings from a FELIX_* environment rather than a local cluster's layout. Its command line comes from
+ * the launcher's {@link BrokerJvm}, as every local broker's does. Tests stop it gracefully (SIGTERM: Pekko leaves the
+ * cluster) or kill it (SIGKILL: nothing runs, as in a crash), and start it again with the same settings.
  */
 final class BrokerProcess implements AutoCloseable {
+  /** Light for a test: a small heap, the serial collector, no C2 compiler (the machine runs several brokers). */
+  private static final BrokerJvm JVM = BrokerJvm.local(LaunchSettings.thisJava(),
+      BrokerJvm.Code.classpath(LaunchSettings.ownClasspath()), "384m")
+      .withOptions(List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:+ExitOnOutOfMemoryError"));
 
   private final int id;
   private final int adminPort;
@@ -78,12 +84,7 @@ final class BrokerProcess implements AutoCloseable {
   }
 
   BrokerProcess start() throws IOException {
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.addAll(List.of("-Xms64m", "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-        "-XX:+ExitOnOutOfMemoryError"));
-    command.addAll(List.of("-cp", testClasspath(), "io.felix.broker.node.BrokerMain", configFile.toString()));
-    ProcessBuilder builder = new ProcessBuilder(command)
+    ProcessBuilder builder = new ProcessBuilder(JVM.command(configFile))
         .redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     builder.environment().putAll(environment);
@@ -162,10 +163,5 @@ final class BrokerProcess implements AutoCloseable {
   @Override
   public void close() throws InterruptedException {
     stop();
-  }
-
-  /** Surefire runs tests from a manifest-only jar; it publishes the real classpath in this property. */
-  private static String testClasspath() {
-    return System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
   }
 }

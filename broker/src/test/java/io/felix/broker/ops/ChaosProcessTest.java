@@ -4,8 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.felix.loadgen.chaos.ChaosCommand;
+import io.felix.cli.ChaosCommand;
 import io.felix.loadgen.chaos.ChaosOptions;
+import io.felix.loadgen.chaos.ChaosRun;
 import io.felix.loadgen.chaos.ChaosTable;
 import io.felix.loadgen.chaos.FaultKind;
 import io.felix.loadgen.local.LoopbackPartition;
@@ -54,7 +55,7 @@ class ChaosProcessTest {
   void everyFaultRoundKeepsEveryAcknowledgedRecordAndEveryShardWritable() {
     List<FaultKind> faults = TestTier.pick(DEFAULT_FAULTS, everyKind());
     Duration duration = TestTier.pick(Duration.ofSeconds(1), LONG_TIER_DURATION); // default: each kind once
-    ChaosTable table = assertTimeoutPreemptively(TIMEOUT, () -> ChaosCommand.execute(ChaosOptions.parse(List.of(
+    ChaosTable table = assertTimeoutPreemptively(TIMEOUT, () -> ChaosRun.execute(ChaosCommand.parse(List.of(
             "--duration", duration.toSeconds() + "s",
             "--faults", String.join(",", faults.stream().map(FaultKind::wireName).toList()),
             "--rate", "200", "--seed", "42", "--writable-within", "45s", "--dir", dir.resolve("chaos").toString())),
@@ -70,7 +71,7 @@ class ChaosProcessTest {
       assertEquals(0, row.cacheKeysCorrupt(), table.render());
       assertEquals(0, row.diverged(), table.render()); // every replica holds its leader's log below the commit offset
     }
-    assertEquals(0, ChaosCommand.exitStatus(table), table.rounds() + "\n" + table.render());
+    assertEquals(0, table.exitStatus(), table.rounds() + "\n" + table.render());
   }
 
   /** Every fault kind; the partition kinds need iptables ({@link MachineRequirements}). */

@@ -4,7 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.felix.loadgen.local.LocalCluster;
+import io.felix.launcher.LocalCluster;
+import io.felix.launcher.UpOptions;
 import io.felix.testing.MachineRequirements;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -37,8 +38,7 @@ class CpuBudgetProcessTest {
     MachineRequirements.require("CpuBudgetProcessTest", v1 || v2 ? null
         : "no writable cgroup hierarchy with the cpu controller under /sys/fs/cgroup (run as root on Linux)");
     Path groups;
-    try (LocalCluster launcher = LocalCluster.up(LocalCluster.findScript(), dir.resolve("local"), 2,
-        List.of("--cpu-per-broker", "1"),
+    try (LocalCluster launcher = LocalCluster.startOnFreePorts(dir.resolve("local"), UpOptions.brokers(2).cpuPerBroker(1),
         LauncherEnvironment.brokersFromTestClasspath("256m"))) {
       Path root = v2 ? V2 : V1_CPU;
       Path group0 = group(launcher.pid(0), v2).map(g -> root.resolve(g.substring(1))).orElseThrow();

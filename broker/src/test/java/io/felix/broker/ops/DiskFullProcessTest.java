@@ -5,7 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.felix.broker.BrokerCluster;
-import io.felix.loadgen.local.LocalCluster;
+import io.felix.launcher.LocalCluster;
+import io.felix.launcher.UpOptions;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -40,8 +41,7 @@ class DiskFullProcessTest {
 
   @Test
   void aLeaderWhoseDiskIsFullFailsOverAndRejoinsAsAFollowerOnceThereIsRoom() throws Exception {
-    try (LocalCluster launcher = LocalCluster.up(LocalCluster.findScript(), dir.resolve("local"), 3,
-        List.of("--zones", "a,b,c"), LauncherEnvironment.brokersFromTestClasspath("384m",
+    try (LocalCluster launcher = LocalCluster.startOnFreePorts(dir.resolve("local"), UpOptions.brokers(3), LauncherEnvironment.brokersFromTestClasspath("384m",
             "FELIX_READY_TIMEOUT", "240"))) {
       String bootstrap = launcher.bootstrap();
       new AdminApi(launcher.adminPort(0)).createStream(STREAM, SHARDS, 3);

@@ -10,7 +10,8 @@ import io.felix.client.GroupConsumer;
 import io.felix.client.GroupConsumerOptions;
 import io.felix.client.GroupRecord;
 import io.felix.client.RecordMetadata;
-import io.felix.loadgen.local.LocalCluster;
+import io.felix.launcher.LocalCluster;
+import io.felix.launcher.UpOptions;
 import io.felix.protocol.client.Acks;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -79,7 +80,7 @@ class GroupCoordinatorKillProcessTest {
     long pid = launcher.pid(coordinator);
     keepDownAfterExit(launcher, coordinator);
     try {
-      launcher.run("local", "kill", Integer.toString(coordinator));
+      launcher.kill(coordinator);
       long killedAt = System.nanoTime();
       ProcessHandle.of(pid).ifPresent(p -> p.onExit().orTimeout(10, TimeUnit.SECONDS).join());
 
@@ -98,7 +99,7 @@ class GroupCoordinatorKillProcessTest {
       System.out.printf("group %s committed %s; its coordinator, broker %d, SIGKILLed; a new member read from every"
           + " shard at its committed offset %d ms later%n", GROUP, committed, coordinator, resumedMs);
     } finally {
-      launcher.run("local", "start", Integer.toString(coordinator)); // the shared cluster whole again for the next test
+      launcher.start(coordinator); // the shared cluster whole again for the next test
     }
   }
 

@@ -3,7 +3,10 @@ package io.felix.broker.ops;
 import java.util.HashMap;
 import java.util.Map;
 
-/** The environment the process tests give {@code bin/felix local} (through LocalCluster or the chaos command). */
+/**
+ * The environment the process tests give the launcher (LocalCluster, directly or through the chaos run): the
+ * variables {@code felix local} reads (see {@link io.felix.launcher.LaunchSettings}).
+ */
 final class LauncherEnvironment {
   /**
    * JVM flags of every broker (and journal) process the tests start: the client compiler only. A broker's start is
@@ -24,8 +27,7 @@ final class LauncherEnvironment {
       throw new IllegalArgumentException("variables come as name, value pairs");
     }
     Map<String, String> environment = new HashMap<>();
-    environment.put("FELIX_BROKER_CLASSPATH", System.getProperty("surefire.test.class.path",
-        System.getProperty("java.class.path")));
+    environment.put("FELIX_BROKER_CLASSPATH", io.felix.launcher.LaunchSettings.ownClasspath());
     environment.put("FELIX_BROKER_HEAP", heap);
     environment.put("JAVA_TOOL_OPTIONS", JVM_OPTIONS);
     for (int i = 0; i < more.length; i += 2) {

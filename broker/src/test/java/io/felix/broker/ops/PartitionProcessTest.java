@@ -2,8 +2,9 @@ package io.felix.broker.ops;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.felix.loadgen.chaos.ChaosCommand;
+import io.felix.cli.ChaosCommand;
 import io.felix.loadgen.chaos.ChaosOptions;
+import io.felix.loadgen.chaos.ChaosRun;
 import io.felix.loadgen.chaos.ChaosTable;
 import io.felix.loadgen.chaos.FaultKind;
 import io.felix.loadgen.local.LoopbackPartition;
@@ -41,13 +42,13 @@ class PartitionProcessTest {
     MachineRequirements.require("PartitionProcessTest (iptables rules on 127.0.0.1, as root)",
         LoopbackPartition.unavailableReason());
 
-    ChaosOptions options = ChaosOptions.parse(List.of("--duration", "1s",
+    ChaosOptions options = ChaosCommand.parse(List.of("--duration", "1s",
         "--faults", String.join(",", PARTITIONS.stream().map(FaultKind::wireName).toList()),
         "--rate", "200", "--seed", "7", "--writable-within", "10s",
         // Cut until every shard is writable, at least 4 s: healed before the split brain resolver downs the cut
         // broker (about 6 s), so a round takes seconds, not a broker's restart; the long chaos runs hold 10 s.
         "--partition-hold", "4s", "--dir", dir.resolve("chaos").toString()));
-    ChaosTable table = ChaosCommand.execute(options,
+    ChaosTable table = ChaosRun.execute(options,
         LauncherEnvironment.brokersFromTestClasspath("384m", "FELIX_READY_TIMEOUT", "240"), System.out);
 
     assertEquals(PARTITIONS.size(), table.rows().size(), table.render());
@@ -56,6 +57,6 @@ class PartitionProcessTest {
       assertEquals(0, row.duplicated(), table.render());
       assertEquals(0, row.disordered(), table.render());
     }
-    assertEquals(0, ChaosCommand.exitStatus(table), table.rounds() + "\n" + table.render());
+    assertEquals(0, table.exitStatus(), table.rounds() + "\n" + table.render());
   }
 }

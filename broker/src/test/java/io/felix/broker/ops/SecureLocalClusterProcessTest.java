@@ -9,7 +9,8 @@ import io.felix.broker.testing.Failures;
 import io.felix.client.ClientSettings;
 import io.felix.client.FelixClient;
 import io.felix.client.FelixException;
-import io.felix.loadgen.local.LocalCluster;
+import io.felix.launcher.LocalCluster;
+import io.felix.launcher.UpOptions;
 import io.felix.protocol.client.ErrorCode;
 import io.felix.protocol.tls.TlsFiles;
 import java.io.IOException;
@@ -51,7 +52,7 @@ class SecureLocalClusterProcessTest {
         "-Dfelix.security.admin-authentication=on", "-Dfelix.security.authorization=on",
         "-Dfelix.security.super-users.0=admin", "-Dfelix.security.admin-tokens.0=" + TOKEN,
         "-Dfelix.security.scram-iterations=4096");
-    try (LocalCluster launcher = LocalCluster.up(LocalCluster.findScript(), dir.resolve("local"), 3, List.of("--tls"),
+    try (LocalCluster launcher = LocalCluster.startOnFreePorts(dir.resolve("local"), UpOptions.brokers(3).tls(true),
         LauncherEnvironment.brokersFromTestClasspath("256m", "FELIX_READY_TIMEOUT", "240",
             // bin/felix's own admin calls (is every broker registered?) carry the token, as the CLI's do.
             "FELIX_TOKEN", TOKEN, "JAVA_TOOL_OPTIONS", security))) {

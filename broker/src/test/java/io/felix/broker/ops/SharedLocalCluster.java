@@ -1,6 +1,7 @@
 package io.felix.broker.ops;
 
-import io.felix.loadgen.local.LocalCluster;
+import io.felix.launcher.LocalCluster;
+import io.felix.launcher.UpOptions;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -107,7 +108,7 @@ public final class SharedLocalCluster implements ParameterResolver {
     static Running start() {
       try {
         deleteTree(DIR);
-        return new Running(LocalCluster.up(LocalCluster.findScript(), DIR, BROKERS, List.of("--zones", "a,b,c"),
+        return new Running(LocalCluster.startOnFreePorts(DIR, UpOptions.brokers(BROKERS).zones(List.of("a", "b", "c")),
             LauncherEnvironment.brokersFromTestClasspath("384m",
                 // On a 2-core machine shared with other builds a restarted broker has taken over 90 s to be ready.
                 "FELIX_READY_TIMEOUT", "240")));

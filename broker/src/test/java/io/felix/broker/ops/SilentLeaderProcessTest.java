@@ -8,7 +8,7 @@ import io.felix.loadgen.ConsumeRun;
 import io.felix.loadgen.ProduceRun;
 import io.felix.loadgen.Summary;
 import io.felix.loadgen.Verifier;
-import io.felix.loadgen.local.LocalCluster;
+import io.felix.launcher.LocalCluster;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

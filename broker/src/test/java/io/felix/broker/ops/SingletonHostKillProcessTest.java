@@ -5,7 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.felix.client.ClientSettings;
 import io.felix.client.FelixClient;
-import io.felix.loadgen.local.LocalCluster;
+import io.felix.launcher.LocalCluster;
+import io.felix.launcher.UpOptions;
 import io.felix.protocol.client.Acks;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -36,7 +37,7 @@ class SingletonHostKillProcessTest {
   @Test
   void theSingletonMovesAndItsHostsShardsFailOverLongBeforeTheFailureDetectorWouldMarkItUnreachable()
       throws Exception {
-    try (LocalCluster launcher = LocalCluster.up(LocalCluster.findScript(), dir.resolve("local"), 3, List.of(),
+    try (LocalCluster launcher = LocalCluster.startOnFreePorts(dir.resolve("local"), UpOptions.brokers(3),
         LauncherEnvironment.brokersFromTestClasspath("256m",
             "FELIX_READY_TIMEOUT", "240",
             // System properties are the brokers' first config layer; every broker gets the long pause.
@@ -63,7 +64,7 @@ class SingletonHostKillProcessTest {
         new AdminApi(launcher.adminPort(host)).createStream(answered, 1, 3);
       }
 
-      launcher.run("local", "kill", Integer.toString(host));
+      launcher.kill(host);
       long killedAt = System.nanoTime();
       survivor.awaitLed(STREAM, SHARDS, host, DETECTOR_PAUSE);
       long ms = (System.nanoTime() - killedAt) / 1_000_000;

@@ -5,7 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.felix.broker.BrokerCluster;
-import io.felix.loadgen.local.LocalCluster;
+import io.felix.launcher.LocalCluster;
+import io.felix.launcher.UpOptions;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,7 +29,7 @@ class SupervisorProcessTest {
 
   @Test
   void aKilledBrokerIsRestartedAndRejoinsWhileAStoppedOneStaysDown() throws Exception {
-    try (LocalCluster launcher = LocalCluster.up(LocalCluster.findScript(), dir.resolve("local"), 2, List.of(),
+    try (LocalCluster launcher = LocalCluster.startOnFreePorts(dir.resolve("local"), UpOptions.brokers(2),
         LauncherEnvironment.brokersFromTestClasspath("256m",
             // A broker that never gets ready fails 'local start' with its log, well before the test's guard.
             "FELIX_READY_TIMEOUT", "150"))) {
@@ -41,14 +42,14 @@ class SupervisorProcessTest {
           "felix supervisor: broker 1 (pid " + killed + ") exited with status 137 (SIGKILL); restarting in 1s"));
 
       long stopped = launcher.pid(1);
-      launcher.run("local", "stop", "1");
+      launcher.stop(1);
       Thread.sleep(4_000); // longer than the supervisor's backoff: it would have started the broker by now
       assertFalse(ProcessHandle.of(stopped).map(ProcessHandle::isAlive).orElse(false), "the stopped broker's process");
       assertEquals(-1, launcher.admin(1).status("/health"), "nothing answers on the stopped broker's admin port");
       assertTrue(Files.exists(launcher.dir().resolve("broker1").resolve("stopped")));
-      assertTrue(launcher.run("local", "status").contains("stopped"));
+      assertTrue(launcher.status().contains("stopped"));
 
-      launcher.run("local", "start", "1");
+      launcher.start(1);
       assertFalse(Files.exists(launcher.dir().resolve("broker1").resolve("stopped")));
       BrokerCluster.await(Duration.ofSeconds(60), "broker 1 listed live again",
           () -> liveBrokers(launcher) == 2);

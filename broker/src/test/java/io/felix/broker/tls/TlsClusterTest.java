@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.felix.broker.BrokerCluster;
 import io.felix.broker.node.BrokerNode;
-import io.felix.cli.CertificateAuthority;
+import io.felix.launcher.CertificateAuthority;
 import io.felix.client.ClientSettings;
 import io.felix.client.FelixClient;
 import io.felix.client.FetchResult;

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
-import io.felix.cli.CertificateAuthority;
+import io.felix.launcher.CertificateAuthority;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;

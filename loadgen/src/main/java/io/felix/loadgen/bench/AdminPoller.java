@@ -1,7 +1,7 @@
 package io.felix.loadgen.bench;
 
 import io.felix.client.admin.AdminClient;
-import io.felix.loadgen.local.LocalCluster;
+import io.felix.launcher.LocalCluster;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;

@@ -1,7 +1,9 @@
 package io.felix.loadgen.bench;
 
 import io.felix.client.admin.AdminClient;
-import io.felix.loadgen.local.LocalCluster;
+import io.felix.launcher.LocalCluster;
+import io.felix.launcher.PlacementStrategy;
+import io.felix.launcher.UpOptions;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -24,7 +26,7 @@ import java.util.TreeMap;
  * the strategy under test alone. Under {@code cluster-share} brokers 0 and 1 are at the share, so broker 2
  * takes all twelve; under {@code stream-aware} the stream's floor and ceiling (4 and 4) come first: 4/4/4.
  */
-final class PlacementBench {
+public final class PlacementBench {
 
   /** The other streams, in the order the bench creates them: 49 shards with the cache. */
   static final Map<String, Integer> OTHER_STREAMS = orderedOf("perf-leader", 12, "perf-all", 12, "perf-plain", 12,
@@ -37,7 +39,7 @@ final class PlacementBench {
    * @param rounds how many times each strategy runs, the strategies alternating (noise shows as a range)
    * @param cpuPerBroker each broker's CPU budget in cores (its own cgroup), or empty for none
    */
-  record Settings(Path brokerJar, Path dir, List<String> strategies, int recreates, Duration load, int recordSize,
+  public record Settings(Path brokerJar, Path dir, List<String> strategies, int recreates, Duration load, int recordSize,
       int producers, Duration readyTimeout, int rounds, OptionalDouble cpuPerBroker) {}
 
   /** One load against the stream: its acks level, the producer's figures, each broker's CPU-seconds during it. */
@@ -62,11 +64,11 @@ final class PlacementBench {
 
   private final Settings settings;
 
-  PlacementBench(Settings settings) {
+  public PlacementBench(Settings settings) {
     this.settings = settings;
   }
 
-  List<Outcome> run() throws IOException, InterruptedException {
+  public List<Outcome> run() throws IOException, InterruptedException {
     List<Outcome> outcomes = new ArrayList<>();
     for (int round = 1; round <= settings.rounds(); round++) {
       for (String strategy : settings.strategies()) {
@@ -90,9 +92,11 @@ final class PlacementBench {
       environment.put("FELIX_BROKER_JAR", settings.brokerJar().toAbsolutePath().toString());
     }
     environment.put("FELIX_READY_TIMEOUT", Long.toString(settings.readyTimeout().toSeconds()));
-    List<String> upOptions = new ArrayList<>(List.of("--zones", "a,b,c", "--strategy", strategy));
-    settings.cpuPerBroker().ifPresent(cpu -> upOptions.addAll(List.of("--cpu-per-broker", Double.toString(cpu))));
-    try (LocalCluster cluster = LocalCluster.up(LocalCluster.findScript(), dir, 3, upOptions, environment)) {
+    UpOptions up = UpOptions.brokers(3).strategy(PlacementStrategy.fromWireName(strategy));
+    if (settings.cpuPerBroker().isPresent()) {
+      up = up.cpuPerBroker(settings.cpuPerBroker().getAsDouble());
+    }
+    try (LocalCluster cluster = LocalCluster.startOnFreePorts(dir, up, environment)) {
       AdminClient admin = cluster.admin(0);
       List<Integer> ids = List.of(0, 1, 2);
       admin.postOk("/v1/placement/pause", "{}");

@@ -9,7 +9,8 @@ import io.felix.loadgen.ProduceRun;
 import io.felix.loadgen.Summary;
 import io.felix.loadgen.Verifier;
 import io.felix.loadgen.chaos.WritabilityProbe;
-import io.felix.loadgen.local.LocalCluster;
+import io.felix.launcher.LocalCluster;
+import io.felix.launcher.UpOptions;
 import io.felix.protocol.client.Acks;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -58,9 +59,8 @@ public final class ScaleBench {
   public boolean run() throws IOException, InterruptedException {
     out.printf("bench scale: 3 brokers (default heap), one stream '%s' of %,d shards, replication factor 3%n", STREAM,
         settings.shards());
-    deleteTree(settings.dir());
     boolean met = true;
-    try (LocalCluster local = LocalCluster.up(LocalCluster.findScript(), settings.dir(), 3, List.of(), Map.of())) {
+    try (LocalCluster local = LocalCluster.startOnFreePorts(settings.dir(), UpOptions.brokers(3), Map.of())) {
       List<HostPort> bootstrap = HostPort.parseList(local.bootstrap());
       poller.start(local);
       long created = System.nanoTime();
@@ -76,9 +76,9 @@ public final class ScaleBench {
       met &= produceAndVerify(bootstrap);
 
       poller.pause();
-      local.run("local", "down");
+      local.down();
       long restarted = System.nanoTime();
-      local.run("local", "up");
+      local.up(UpOptions.brokers(3));
       poller.resume();
       WritabilityProbe.Writability back = new WritabilityProbe(HostPort.parseList(local.bootstrap()), STREAM,
           settings.shards()).await(Duration.ofMinutes(3));
@@ -194,16 +194,6 @@ public final class ScaleBench {
 
   private static String never(WritabilityProbe.Writability w) {
     return w.notWritable().isEmpty() ? "" : " (" + w.notWritable().size() + " shards never)";
-  }
-
-  private static void deleteTree(Path root) throws IOException {
-    if (Files.exists(root)) {
-      try (var paths = Files.walk(root)) {
-        for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
-          Files.delete(p);
-        }
-      }
-    }
   }
 
   private static Duration since(long startNanos) {

@@ -1,6 +1,6 @@
 package io.felix.loadgen.chaos;
 
-import io.felix.loadgen.local.LocalCluster;
+import io.felix.launcher.LocalCluster;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;

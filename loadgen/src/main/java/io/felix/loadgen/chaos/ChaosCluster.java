@@ -3,7 +3,7 @@ package io.felix.loadgen.chaos;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.felix.client.admin.AdminClient;
-import io.felix.loadgen.local.LocalCluster;
+import io.felix.launcher.LocalCluster;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;

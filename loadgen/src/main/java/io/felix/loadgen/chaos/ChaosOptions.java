@@ -1,12 +1,11 @@
 package io.felix.loadgen.chaos;
 
-import io.felix.loadgen.UsageException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
 /**
- * Options of {@code chaos}.
+ * Options of {@code chaos} (the felix command's {@code chaos} parses them).
  *
  * @param duration rounds start until this much time has passed (every listed fault runs at least once)
  * @param faults the fault kinds, run in turn (the order within each turn shuffled by the seed)
@@ -27,9 +26,4 @@ public record ChaosOptions(
     Duration writableWithin,
     Path dir,
     Duration partitionHold) {
-
-  /** Parses {@code chaos}'s command-line options (see {@link ChaosCommand}); bad usage names the option. */
-  public static ChaosOptions parse(List<String> args) throws UsageException {
-    return ChaosCommand.parse(args);
-  }
 }

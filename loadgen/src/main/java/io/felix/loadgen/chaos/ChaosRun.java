@@ -2,7 +2,8 @@ package io.felix.loadgen.chaos;
 
 import io.felix.client.HostPort;
 import io.felix.loadgen.CacheLedger;
-import io.felix.loadgen.local.LocalCluster;
+import io.felix.launcher.LocalCluster;
+import io.felix.launcher.UpOptions;
 import io.felix.loadgen.local.LoopbackPartition;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -20,10 +21,10 @@ import java.util.Random;
 import java.util.stream.Stream;
 
 /**
- * {@code chaos}: starts a local cluster of broker processes ({@code bin/felix local up}, supervised), creates a
+ * {@code chaos}: starts a local cluster of broker processes (the launcher's, supervised), creates a
  * stream, and runs rounds of faults until the duration is over and every listed fault ran at least once.
  */
-final class ChaosRun {
+public final class ChaosRun {
   static final String STREAM = "chaos";
   /** Every round's cache writer puts here (as many shards as the stream, replication factor 3). */
   static final String CACHE = "chaos-cache";
@@ -33,7 +34,20 @@ final class ChaosRun {
   private final Map<String, String> launcherEnvironment;
   private final PrintStream out;
 
-  /** @param launcherEnvironment added to {@code bin/felix}'s environment (the tests' broker classpath) */
+  /**
+   * Runs the rounds and prints a line per round, then the table per fault kind and whether the run passed.
+   *
+   * @param launcherEnvironment added to the launcher's environment (e.g. FELIX_BROKER_CLASSPATH in tests)
+   */
+  public static ChaosTable execute(ChaosOptions options, Map<String, String> launcherEnvironment, PrintStream out)
+      throws IOException, InterruptedException {
+    ChaosTable table = new ChaosRun(options, launcherEnvironment, out).run();
+    out.print(table.render());
+    out.println(table.ok() ? "chaos: OK" : "chaos: FAILED");
+    return table;
+  }
+
+  /** @param launcherEnvironment added to the launcher's environment (the tests' broker classpath) */
   ChaosRun(ChaosOptions options, Map<String, String> launcherEnvironment, PrintStream out) {
     this.options = options;
     this.launcherEnvironment = launcherEnvironment;
@@ -51,8 +65,8 @@ final class ChaosRun {
     if (options.faults().stream().anyMatch(FaultKind::partition)) {
       environment.putAll(LoopbackPartition.launcherEnvironment());
     }
-    try (LocalCluster local = LocalCluster.up(LocalCluster.findScript(), options.dir(), options.brokers(),
-        List.of(), environment)) {
+    try (LocalCluster local = LocalCluster.startOnFreePorts(options.dir(), UpOptions.brokers(options.brokers()),
+        environment)) {
       local.admin(0).createStream(STREAM, options.shards(), 3);
       ChaosCluster cluster = new ChaosCluster(local, STREAM);
       WritabilityProbe.Writability first = new WritabilityProbe(

@@ -56,6 +56,11 @@ public final class ChaosTable {
   }
 
   /** True when at least one round ran and none failed. */
+  /** The chaos command's exit status: 0 when {@link #ok}, else 1. */
+  public int exitStatus() {
+    return ok() ? 0 : 1;
+  }
+
   public boolean ok() {
     return !rounds.isEmpty() && rounds.stream().allMatch(RoundResult::ok);
   }

@@ -5,7 +5,8 @@ import io.felix.loadgen.ConsumeRun;
 import io.felix.loadgen.ProduceRun;
 import io.felix.loadgen.Summary;
 import io.felix.loadgen.Verifier;
-import io.felix.loadgen.local.LocalCluster;
+import io.felix.launcher.LocalCluster;
+import io.felix.launcher.UpOptions;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -22,7 +23,7 @@ import java.util.stream.Stream;
 
 /**
  * {@code bench failover}: how long a SIGKILLed broker's shards take to accept writes on new leaders. Starts three
- * supervised broker processes ({@code bin/felix local up}), creates a stream, keeps a steady ledgered produce
+ * supervised broker processes (the launcher's {@code LocalCluster}), creates a stream, keeps a steady ledgered produce
  * running, and kills a broker N times: the broker leading the most shards among those not hosting the placement
  * singleton ({@link Victim#LEADER}), or the singleton's host ({@link Victim#SINGLETON_HOST}). Per kill it prints
  * the first evidence of the loss, the first fence, the last promotion stored (from the surviving brokers' logs, see
@@ -104,7 +105,7 @@ public final class FailoverBench {
     ChaosRun.deleteTree(settings.dir());
     List<Kill> kills = new ArrayList<>();
     boolean ok;
-    try (LocalCluster local = LocalCluster.up(LocalCluster.findScript(), settings.dir(), 3, List.of(),
+    try (LocalCluster local = LocalCluster.startOnFreePorts(settings.dir(), UpOptions.brokers(3),
         launcherEnvironment)) {
       local.admin(0).createStream(STREAM, settings.shards(), 3);
       ChaosCluster cluster = new ChaosCluster(local, STREAM);

@@ -63,7 +63,7 @@ public enum FaultKind {
     return out;
   }
 
-  static String known() {
+  public static String known() {
     return Arrays.stream(values()).map(FaultKind::wireName).collect(Collectors.joining(","));
   }
 }

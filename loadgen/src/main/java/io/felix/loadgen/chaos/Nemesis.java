@@ -1,6 +1,6 @@
 package io.felix.loadgen.chaos;
 
-import io.felix.loadgen.local.LocalCluster;
+import io.felix.launcher.LocalCluster;
 import io.felix.loadgen.local.LoopbackPartition;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -112,7 +112,7 @@ final class Nemesis implements AutoCloseable {
   private void cut(Set<Integer> side, Set<Integer> others, Set<LoopbackPartition.Port> ports)
       throws IOException, InterruptedException {
     if (partition == null) {
-      partition = new LoopbackPartition(local);
+      partition = new LoopbackPartition(LoopbackPartition.portsOf(local));
     }
     partition.cut(side, others, ports);
     cutAtNanos = System.nanoTime();
@@ -170,28 +170,28 @@ final class Nemesis implements AutoCloseable {
     }
     Collections.shuffle(order, random);
     for (int b : order) {
-      local.run("local", "stop", Integer.toString(b));
-      local.run("local", "start", Integer.toString(b));
+      local.stop(b);
+      local.start(b);
       cluster.awaitWhole(RESTART_TIMEOUT);
     }
     return "every broker restarted gracefully, in the order " + order;
   }
 
   private String restartAll() throws IOException, InterruptedException {
-    local.run("local", "down");
-    // All in one command, broker 0 (the first seed node, which forms the cluster again) first.
-    List<String> start = new ArrayList<>(List.of("local", "start"));
+    local.down();
+    // All in one start, broker 0 (the first seed node, which forms the cluster again) first.
+    List<Integer> start = new ArrayList<>();
     for (int b = 0; b < cluster.brokers(); b++) {
-      start.add(Integer.toString(b));
+      start.add(b);
     }
-    local.run(start.toArray(String[]::new));
+    local.start(start);
     return "every broker stopped gracefully, then started again";
   }
 
   private String replaceDisk(int broker) throws IOException, InterruptedException {
-    local.run("local", "stop", Integer.toString(broker));
+    local.stop(broker);
     wipeData(broker);
-    local.run("local", "start", Integer.toString(broker));
+    local.start(broker);
     return "broker " + broker + " stopped, its data directory wiped, started again";
   }
 
@@ -325,16 +325,16 @@ final class Nemesis implements AutoCloseable {
     if (partition != null) {
       partition.heal();
     }
-    List<String> start = new ArrayList<>(List.of("local", "start"));
+    List<Integer> start = new ArrayList<>();
     for (int b = 0; b < cluster.brokers(); b++) {
-      start.add(Integer.toString(b));
+      start.add(b);
       try {
         local.signal(b, "CONT");
       } catch (IOException notRunning) {
         // started below
       }
     }
-    local.run(start.toArray(String[]::new));
+    local.start(start);
     cluster.awaitWhole(RESTART_TIMEOUT);
   }
 

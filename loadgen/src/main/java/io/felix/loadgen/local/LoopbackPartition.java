@@ -1,5 +1,6 @@
 package io.felix.loadgen.local;
 
+import io.felix.launcher.LocalCluster;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -20,7 +21,7 @@ import java.util.stream.Collectors;
  * port are never touched: clients still reach every broker, which is what makes a partition hard for them.
  *
  * <p>How. Every broker listens on 127.0.0.1 and dials from ephemeral ports, so a rule cannot tell brokers apart by
- * the source port of an outgoing connection. {@code bin/felix local} therefore runs broker N with the group id
+ * the source port of an outgoing connection. The launcher ({@code FELIX_BROKER_GID_BASE}) therefore runs broker N with the group id
  * {@link #GID_BASE} + N (uid unchanged; {@code FELIX_BROKER_GID_BASE}), and one chain of this object's own,
  * jumped to from OUTPUT for {@code -o lo -s 127.0.0.1 -d 127.0.0.1} only, marks a connection when broker A's socket
  * sends on it to one of broker B's ports ({@code -m owner --gid-owner}, exactly the test's ports with
@@ -45,6 +46,26 @@ public final class LoopbackPartition implements AutoCloseable {
     int replicationPort(int broker);
   }
 
+  /** The ports of a local cluster's brokers. */
+  public static BrokerPorts portsOf(LocalCluster cluster) {
+    return new BrokerPorts() {
+      @Override
+      public int brokers() {
+        return cluster.brokers();
+      }
+
+      @Override
+      public int clusterPort(int broker) {
+        return cluster.clusterPort(broker);
+      }
+
+      @Override
+      public int replicationPort(int broker) {
+        return cluster.replicationPort(broker);
+      }
+    };
+  }
+
   private final BrokerPorts cluster;
   private final String chain;
   private final Thread cleanup;
@@ -65,7 +86,7 @@ public final class LoopbackPartition implements AutoCloseable {
     Runtime.getRuntime().addShutdownHook(cleanup);
   }
 
-  /** What {@code bin/felix local} needs to run each broker under its own group id. */
+  /** What the launcher needs to run each broker under its own group id. */
   public static java.util.Map<String, String> launcherEnvironment() {
     return java.util.Map.of("FELIX_BROKER_GID_BASE", Integer.toString(GID_BASE));
   }

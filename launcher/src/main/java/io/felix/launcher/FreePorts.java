@@ -1,0 +1,48 @@
+package io.felix.launcher;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.util.concurrent.ThreadLocalRandom;
+
+/** A port range (a FELIX_PORT_OFFSET) free right now, for clusters that may pick their own (tests, benchmarks). */
+final class FreePorts {
+  /** Ranges tried before a start on free ports gives up (a range free when checked can be taken before use). */
+  static final int ATTEMPTS = 5;
+
+  private FreePorts() {}
+
+  /** A multiple of 1000 (so the ranges of the port kinds never overlap) whose ports are all free right now. */
+  static int offset(int brokers) throws IOException {
+    for (int tries = 0; tries < 50; tries++) {
+      int offset = 1000 * ThreadLocalRandom.current().nextInt(1, 28);
+      if (allFree(new LocalLayout(java.nio.file.Path.of("."), offset), brokers)) {
+        return offset;
+      }
+    }
+    throw new IOException("no free port range for " + brokers + " brokers");
+  }
+
+  private static boolean allFree(LocalLayout layout, int brokers) {
+    if (!free(layout.journalPort())) {
+      return false;
+    }
+    for (int b = 0; b < brokers; b++) {
+      for (int port : layout.brokerPorts(b)) {
+        if (!free(port)) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  private static boolean free(int port) {
+    try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+      s.setReuseAddress(true);
+      return true;
+    } catch (IOException inUse) {
+      return false;
+    }
+  }
+}

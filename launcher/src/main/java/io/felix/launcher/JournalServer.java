@@ -1,0 +1,51 @@
+package io.felix.launcher;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import org.h2.tools.Server;
+
+/**
+ * The placement journal's own process: an H2 TCP server on the layout's journal port serving
+ * {@code LOCAL_DIR/journal.mv.db}, as PostgreSQL is its own process in compose. With the file opened by a broker
+ * instead (AUTO_SERVER), killing the singleton's host also killed the journal's server, and the next singleton waited
+ * 6-10 s for H2 to hand the file over before it could recover. It runs on the broker's classpath (which holds H2) with
+ * this launcher's.
+ *
+ * <p>Usage: {@code JournalServer LOCAL_DIR PORT [--watch PID]}: with {@code --watch} it stops when that process
+ * (a test JVM) is gone.
+ */
+public final class JournalServer {
+  private JournalServer() {}
+
+  public static void main(String[] args) throws Exception {
+    List<String> a = Arrays.asList(args);
+    if (a.size() != 2 && !(a.size() == 4 && a.get(2).equals("--watch"))) {
+      System.err.println("usage: JournalServer LOCAL_DIR PORT [--watch PID]");
+      System.exit(2);
+    }
+    Path dir = Path.of(a.get(0));
+    Server server = Server.createTcpServer("-tcpPort", a.get(1), "-baseDir", dir.toString(), "-ifNotExists").start();
+    System.out.println("journal server listening on " + server.getURL() + " for " + dir.resolve("journal.mv.db"));
+    if (a.size() == 4) {
+      long watched = Long.parseLong(a.get(3));
+      while (ProcessHandle.of(watched).map(ProcessHandle::isAlive).orElse(false)) {
+        Thread.sleep(Duration.ofSeconds(1).toMillis());
+      }
+      System.out.println("process " + watched + " (the watched one) is gone; stopping the journal server");
+      server.stop();
+      System.exit(0);
+    }
+    Thread.currentThread().join(); // the server's threads serve; SIGTERM ends the JVM
+  }
+
+  /** The command line of the journal process. */
+  static List<String> commandLine(LaunchSettings settings, LocalLayout layout) {
+    List<String> line = new java.util.ArrayList<>(List.of(settings.brokerJvm().java().toString(), "-Xmx128m",
+        "-cp", settings.journalClasspath(), JournalServer.class.getName(), layout.dir().toString(),
+        Integer.toString(layout.journalPort())));
+    settings.watchPid().ifPresent(pid -> line.addAll(List.of("--watch", Long.toString(pid))));
+    return line;
+  }
+}

@@ -107,8 +107,8 @@ class KafkaAdminClusterTest {
       int port = kafka.kafkaPort(0);
       try (Socket s = new Socket("127.0.0.1", port)) {
         DataOutputStream out = new DataOutputStream(s.getOutputStream());
-        out.writeInt(6);
-        out.write(new byte[] {0x7f, 0x7f, 0, 0, 0, 1}); // an API key no Kafka knows
+        out.writeInt(10);
+        out.write(new byte[] {0x7f, 0x7f, 0, 0, 0, 0, 0, 1, -1, -1}); // an API key no Kafka knows
         out.flush();
         s.setSoTimeout(10_000);
         assertThrows(EOFException.class, () -> new DataInputStream(s.getInputStream()).readInt(),

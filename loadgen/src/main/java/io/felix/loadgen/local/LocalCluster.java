@@ -32,7 +32,8 @@ public final class LocalCluster implements AutoCloseable, LoopbackPartition.Brok
   public static final int PORT_TAKEN = 3;
 
   private static final String HOST = "127.0.0.1";
-  private static final int[] PORT_BASES = {18080, 19090, 19190, 25520, 19290}; // admin, client, replication, cluster, journal (one)
+  // admin, client, replication, cluster, journal (one), Kafka listener
+  private static final int[] PORT_BASES = {18080, 19090, 19190, 25520, 19290, 9092};
   private static final int ATTEMPTS = 5;
   // Only a backstop against a hung script: bin/felix bounds each of its waits (FELIX_READY_TIMEOUT per broker), and
   // a caller that raises those must not be cut short here.
@@ -154,6 +155,11 @@ public final class LocalCluster implements AutoCloseable, LoopbackPartition.Brok
 
   public int clientPort(int broker) {
     return PORT_BASES[1] + portOffset + broker;
+  }
+
+  /** Broker N's Kafka listener port (bin/felix local turns the Kafka listener on). */
+  public int kafkaPort(int broker) {
+    return PORT_BASES[5] + portOffset + broker;
   }
 
   /** Broker N's broker-to-broker replication port. */

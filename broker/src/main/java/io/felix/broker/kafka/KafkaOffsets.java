@@ -49,7 +49,9 @@ final class KafkaOffsets {
     this.ctx = ctx;
   }
 
-  CompletionStage<ListOffsetsResponseData> listOffsets(ListOffsetsRequestData request, String principal) {
+  /** @param version leader epochs are answered from version 4 (the field does not exist before) */
+  CompletionStage<ListOffsetsResponseData> listOffsets(ListOffsetsRequestData request, short version,
+      String principal) {
     ListOffsetsResponseData answer = new ListOffsetsResponseData();
     List<CompletableFuture<?>> pending = new ArrayList<>();
     for (ListOffsetsRequestData.ListOffsetsTopic topic : request.topics()) {
@@ -59,21 +61,21 @@ final class KafkaOffsets {
         ListOffsetsPartitionResponse r = new ListOffsetsPartitionResponse().setPartitionIndex(p.partitionIndex())
             .setTimestamp(-1).setOffset(-1).setLeaderEpoch(-1);
         t.partitions().add(r);
-        pending.add(listOne(topic.name(), p, principal, r));
+        pending.add(listOne(topic.name(), p, version >= 4, principal, r));
       }
     }
     return CompletableFuture.allOf(pending.toArray(new CompletableFuture[0])).thenApply(done -> answer);
   }
 
-  private CompletableFuture<?> listOne(String topic, ListOffsetsRequestData.ListOffsetsPartition p, String principal,
-      ListOffsetsPartitionResponse r) {
+  private CompletableFuture<?> listOne(String topic, ListOffsetsRequestData.ListOffsetsPartition p,
+      boolean withEpoch, String principal, ListOffsetsPartitionResponse r) {
     return status(topic, p.partitionIndex(), p.currentLeaderEpoch(), principal).thenCompose(found -> {
       if (found.error != Errors.NONE) {
         r.setErrorCode(found.error.code());
         return CompletableFuture.completedFuture(null);
       }
       ReplicaStatus s = found.status;
-      int epoch = (int) found.assignment.leaderEpoch();
+      int epoch = withEpoch ? (int) found.assignment.leaderEpoch() : -1;
       long ts = p.timestamp();
       if (ts == ListOffsetsRequest.EARLIEST_TIMESTAMP || ts == ListOffsetsRequest.EARLIEST_LOCAL_TIMESTAMP) {
         r.setErrorCode(Errors.NONE.code()).setOffset(s.logStartOffset()).setLeaderEpoch(epoch);
@@ -92,7 +94,8 @@ final class KafkaOffsets {
           .thenAccept(done -> {
             r.setErrorCode(Errors.NONE.code());
             if (done.offset >= 0) {
-              r.setOffset(done.offset).setTimestamp(done.timestamp).setLeaderEpoch((int) done.epoch);
+              r.setOffset(done.offset).setTimestamp(done.timestamp)
+                  .setLeaderEpoch(withEpoch ? (int) done.epoch : -1);
             }
           });
     });

@@ -47,7 +47,7 @@ final class KafkaRequests {
       case PRODUCE -> produce.produce((ProduceRequestData) request.data(), version, principal);
       case INIT_PRODUCER_ID -> produce.initProducerId((InitProducerIdRequestData) request.data(), principal);
       case FETCH -> fetch.fetch((FetchRequestData) request.data(), principal);
-      case LIST_OFFSETS -> offsets.listOffsets((ListOffsetsRequestData) request.data(), principal);
+      case LIST_OFFSETS -> offsets.listOffsets((ListOffsetsRequestData) request.data(), version, principal);
       case OFFSET_FOR_LEADER_EPOCH ->
           offsets.offsetForLeaderEpoch((OffsetForLeaderEpochRequestData) request.data(), principal);
       case CREATE_TOPICS -> topics.createTopics((CreateTopicsRequestData) request.data(), principal);

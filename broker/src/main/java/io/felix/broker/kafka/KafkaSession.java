@@ -113,7 +113,7 @@ final class KafkaSession {
           return done(Outcome.CLOSE);
         }
         return requests.handle(header, request, who).thenApply(message -> message == null
-            ? new Outcome(Optional.empty(), false) : answer(correlationId, headerVersion, message, version));
+            ? new Outcome(Optional.empty(), false) : encoded(correlationId, headerVersion, request, message, version));
     }
   }
 
@@ -158,6 +158,22 @@ final class KafkaSession {
       return failed(correlationId, headerVersion, version, answer
           .setErrorCode(Errors.SASL_AUTHENTICATION_FAILED.code())
           .setErrorMessage("authentication failed: " + e.getMessage()).setAuthBytes(new byte[0]));
+    }
+  }
+
+  /**
+   * The answer, or, should it hold a value its version cannot carry (a defect here, not the client's), the API's own
+   * UNKNOWN_SERVER_ERROR answer, so the client sees an error rather than a dropped connection.
+   */
+  private Outcome encoded(int correlationId, short headerVersion, AbstractRequest request, ApiMessage message,
+      short version) {
+    try {
+      return answer(correlationId, headerVersion, message, version);
+    } catch (RuntimeException e) {
+      log.warn("Kafka connection from {}: the {} v{} answer cannot be encoded ({}); answering UNKNOWN_SERVER_ERROR",
+          remote, request.apiKey(), version, e.getMessage());
+      return answer(correlationId, headerVersion, request.getErrorResponse(0, Errors.UNKNOWN_SERVER_ERROR.exception())
+          .data(), version);
     }
   }
 

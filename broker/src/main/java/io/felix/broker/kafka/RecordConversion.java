@@ -24,7 +24,7 @@ import org.apache.kafka.common.utils.internals.CloseableIterator;
 /**
  * Converts between Kafka's record batches (v2, through kafka-clients' {@link MemoryRecords}) and Felix's stored
  * record lists. Felix stores its own batch format (a RecordList per batch, with the leader's offsets and epoch), so a
- * produce is decoded once and a fetch encoded once; the benchmark {@code KafkaConversionBench} measures the cost.
+ * produce is decoded once and a fetch encoded once; bench's {@code KafkaConversionBenchmark} measures the cost.
  *
  * <p>Mapping: a Kafka record's key, value, headers and timestamp are a Felix record's. Felix cannot tell a null key
  * from an empty one: both are stored empty and read back as null. A null value (a Kafka tombstone) is stored as Felix
@@ -33,21 +33,22 @@ import org.apache.kafka.common.utils.internals.CloseableIterator;
  * records (see {@link ProduceBatch}). Offsets a fetched answer skips (a leader's epoch markers between batches) are
  * sent as one control batch each, so a Kafka consumer moves past them as past Kafka's own control records.
  */
-final class RecordConversion {
+public final class RecordConversion {
   /** A compacted cache's dropped entry: an empty placeholder record that keeps its offset (see CacheCompaction). */
   private static final Record PLACEHOLDER = Record.getDefaultInstance();
 
   private RecordConversion() {}
 
   /** One partition's produce, decoded: the Felix records, the count, and the idempotent producer's stamp. */
-  record ProduceBatch(ByteString records, int count, long producerId, short producerEpoch, int baseSequence) {
+  public record ProduceBatch(ByteString records, int count, long producerId, short producerEpoch,
+      int baseSequence) {
     boolean idempotent() {
       return producerId >= 0;
     }
   }
 
   /** A produce's records Felix cannot take; {@link #error} is Kafka's error for it. */
-  static final class RefusedRecords extends Exception {
+  public static final class RefusedRecords extends Exception {
     final org.apache.kafka.common.protocol.Errors error;
 
     RefusedRecords(org.apache.kafka.common.protocol.Errors error, String message) {
@@ -60,7 +61,7 @@ final class RecordConversion {
    * Decodes a produce's records for one partition: exactly one batch of magic v2 (as Kafka requires since produce
    * v3), with a valid CRC, neither transactional nor a control batch, holding at least one record.
    */
-  static ProduceBatch fromKafka(MemoryRecords records) throws RefusedRecords {
+  public static ProduceBatch fromKafka(MemoryRecords records) throws RefusedRecords {
     List<Record> out = new ArrayList<>();
     MutableRecordBatch only = null;
     for (MutableRecordBatch batch : records.batches()) {
@@ -127,7 +128,7 @@ final class RecordConversion {
    *
    * @param nextOffset where the next fetch would start (past markers), from the Felix fetch answer
    */
-  static MemoryRecords toKafka(List<RecordBatch> batches, long fromOffset, long nextOffset) {
+  public static MemoryRecords toKafka(List<RecordBatch> batches, long fromOffset, long nextOffset) {
     List<ByteBuffer> parts = new ArrayList<>(batches.size() + 1);
     int size = 0;
     long expected = fromOffset;

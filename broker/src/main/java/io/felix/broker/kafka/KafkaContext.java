@@ -28,14 +28,14 @@ final class KafkaContext {
   final ReplicaRegistry registry;
   final BrokerSecurity security;
   final KafkaAddressBook.Entries addresses;
-  private final ClientRequests native_;
+  private final ClientRequests nativeRequests;
 
   KafkaContext(ActorSystem<?> system, KafkaListenerSettings settings, ReplicaRegistry registry,
       ClientRequests nativeRequests, KafkaAddressBook.Entries addresses) {
     this.system = system;
     this.settings = settings;
     this.registry = registry;
-    this.native_ = nativeRequests;
+    this.nativeRequests = nativeRequests;
     this.security = BrokerSecurity.of(system);
     this.addresses = addresses;
   }
@@ -57,7 +57,7 @@ final class KafkaContext {
    * plain-mode forwarding), as the native listener's clients would, for {@code principal}.
    */
   CompletionStage<Response> felix(Request request, String principal) {
-    return native_.handle(request, ClientListenerName.INTERNAL, principal);
+    return nativeRequests.handle(request, ClientListenerName.INTERNAL, principal);
   }
 
   Optional<ShardAssignment> shard(String topic, int partition) {

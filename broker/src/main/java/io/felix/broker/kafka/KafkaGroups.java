@@ -69,11 +69,9 @@ final class KafkaGroups {
     KafkaListenerSettings s = ctx.settings;
     ClassicGroup.Timing timing = new ClassicGroup.Timing(s.minSessionTimeout(), s.maxSessionTimeout(),
         s.maxRebalanceTimeout(), s.initialRebalanceDelay());
-    KafkaGroups[] self = new KafkaGroups[1];
     ActorRef<KafkaGroupCoordinator.Command> ref = guardian.spawn(KafkaGroupCoordinator.create(timing, clock,
-        group -> self[0].coordination(group) == Errors.NONE), "kafka-group-coordinator");
-    self[0] = new KafkaGroups(ctx, ref);
-    return self[0];
+        group -> coordination(ctx, group) == Errors.NONE), "kafka-group-coordinator");
+    return new KafkaGroups(ctx, ref);
   }
 
   CompletionStage<? extends ApiMessage> handle(RequestHeader header, AbstractRequest request, String principal) {
@@ -93,7 +91,7 @@ final class KafkaGroups {
   }
 
   /** NONE when this broker coordinates the group now, else NOT_COORDINATOR or COORDINATOR_NOT_AVAILABLE. */
-  Errors coordination(String group) {
+  static Errors coordination(KafkaContext ctx, String group) {
     AssignmentTable table = ctx.table();
     Integer shards = table.streams().get(OffsetsStore.STREAM);
     if (shards == null) {
@@ -154,7 +152,7 @@ final class KafkaGroups {
     if (!ctx.authorized(principal, ResourceType.CONSUMER_GROUP, group, op)) {
       return Errors.GROUP_AUTHORIZATION_FAILED;
     }
-    Errors e = coordination(group);
+    Errors e = coordination(ctx, group);
     return e == Errors.NONE ? null : e;
   }
 

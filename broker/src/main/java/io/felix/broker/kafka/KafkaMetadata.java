@@ -12,7 +12,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.DescribeClusterResponseData;
 import org.apache.kafka.common.message.MetadataResponseData;
 import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseBroker;
@@ -132,9 +131,5 @@ final class KafkaMetadata {
   static ResourceType resourceOf(AssignmentTable table, String name) {
     return table.streams().containsKey(name) && table.streamConfig(name).forCache() ? ResourceType.CACHE
         : ResourceType.STREAM;
-  }
-
-  static Uuid none() {
-    return Uuid.ZERO_UUID;
   }
 }

@@ -191,8 +191,9 @@ public final class RecordConversion {
         headers.add(new RecordHeader(h.getKey(), h.getValue().toByteArray()));
       }
     }
-    ByteBuffer key = r.getKey().isEmpty() ? null : r.getKey().asReadOnlyByteBuffer();
-    ByteBuffer value = tombstone ? null : r.getValue().asReadOnlyByteBuffer();
+    // Arrays, not read-only views: Kafka's record writer copies a buffer without an array one byte at a time.
+    byte[] key = r.getKey().isEmpty() ? null : r.getKey().toByteArray();
+    byte[] value = tombstone ? null : r.getValue().toByteArray();
     b.appendWithOffset(offset, r.getTimestampMs(), key, value,
         headers.toArray(new org.apache.kafka.common.header.Header[0]));
   }

@@ -39,7 +39,29 @@ final class KafkaTestCluster implements AutoCloseable {
     }
     kafka.cluster.awaitUp(brokers);
     kafka.cluster.awaitReady();
+    kafka.awaitKafkaAddresses(brokers);
     return kafka;
+  }
+
+  /**
+   * Waits until every live broker tells Kafka clients of {@code brokers} brokers: each learns the others' Kafka
+   * addresses through the cluster receptionist, a moment after the cluster formed.
+   */
+  void awaitKafkaAddresses(int brokers) {
+    for (BrokerNode b : cluster.live()) {
+      Properties p = common();
+      p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + kafkaPorts.get(b.id()));
+      try (Admin admin = Admin.create(p)) {
+        BrokerCluster.await(Duration.ofSeconds(30), "broker " + b.id() + " knows " + brokers + " Kafka listeners",
+            () -> {
+              try {
+                return admin.describeCluster().nodes().get().size() == brokers;
+              } catch (Exception e) {
+                return false;
+              }
+            });
+      }
+    }
   }
 
   /** Starts broker {@code id} with a Kafka listener on a free port. */

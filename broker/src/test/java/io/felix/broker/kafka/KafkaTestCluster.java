@@ -24,23 +24,40 @@ import org.apache.kafka.common.serialization.StringSerializer;
 final class KafkaTestCluster implements AutoCloseable {
   final BrokerCluster cluster;
   private final Map<Integer, Integer> kafkaPorts = new TreeMap<>();
+  /** Added to every client's properties (security settings for a cluster under TLS or SASL). */
+  private final Properties clientExtras = new Properties();
 
   private KafkaTestCluster(BrokerCluster cluster) {
     this.cluster = cluster;
   }
 
   static KafkaTestCluster start(int brokers, Map<String, Object> overrides) {
-    Map<String, Object> all = new HashMap<>(overrides);
-    all.put("felix.kafka-listener.enabled", "on");
-    all.putIfAbsent("felix.kafka-listener.initial-rebalance-delay", "100ms");
-    KafkaTestCluster kafka = new KafkaTestCluster(new BrokerCluster(all));
+    KafkaTestCluster kafka = create(overrides);
     for (int i = 0; i < brokers; i++) {
       kafka.add(i);
     }
-    kafka.cluster.awaitUp(brokers);
-    kafka.cluster.awaitReady();
-    kafka.awaitKafkaAddresses(brokers);
+    kafka.awaitStarted(brokers);
     return kafka;
+  }
+
+  /** A cluster without brokers yet: {@link #add} them (with per-broker overrides), then {@link #awaitStarted}. */
+  static KafkaTestCluster create(Map<String, Object> overrides) {
+    Map<String, Object> all = new HashMap<>(overrides);
+    all.put("felix.kafka-listener.enabled", "on");
+    all.putIfAbsent("felix.kafka-listener.initial-rebalance-delay", "100ms");
+    return new KafkaTestCluster(new BrokerCluster(all));
+  }
+
+  /** Properties every client of this cluster gets from now on. */
+  void clientProperties(Properties extras) {
+    clientExtras.putAll(extras);
+  }
+
+  /** Waits until the brokers are up, ready and know each other's Kafka listeners. */
+  void awaitStarted(int brokers) {
+    cluster.awaitUp(brokers);
+    cluster.awaitReady();
+    awaitKafkaAddresses(brokers);
   }
 
   /**
@@ -89,6 +106,7 @@ final class KafkaTestCluster implements AutoCloseable {
     p.put(AdminClientConfig.RETRY_BACKOFF_MS_CONFIG, "50");
     p.put(AdminClientConfig.RETRY_BACKOFF_MAX_MS_CONFIG, "500");
     p.put(AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, "500");
+    p.putAll(clientExtras);
     return p;
   }
 

@@ -73,6 +73,25 @@ class KafkaAdminClusterTest {
       assertEquals(200, kafka.cluster.get(kafka.cluster.live().get(0), "/v1/caches/sessions").status(),
           "cleanup.policy=compact created a Felix cache");
 
+      try (KafkaProducer<String, String> producer = new KafkaProducer<>(kafka.producer())) {
+        for (int i = 0; i < 20; i++) {
+          producer.send(new ProducerRecord<>("sessions", "user-" + i, "state-" + i)).get();
+        }
+        producer.send(new ProducerRecord<>("sessions", "user-3", null)).get(); // a Kafka tombstone: a delete
+      }
+      try (io.felix.client.FelixClient felix = kafka.cluster.client()) {
+        for (int i = 0; i < 20; i++) {
+          var entry = felix.cache("sessions").get(("user-" + i).getBytes(java.nio.charset.StandardCharsets.UTF_8))
+              .get();
+          if (i == 3) {
+            assertTrue(entry.isEmpty(), "the null value deleted user-3: " + entry);
+          } else {
+            assertEquals("state-" + i, new String(entry.orElseThrow().value(),
+                java.nio.charset.StandardCharsets.UTF_8), "a Kafka producer's keyed write is a put, found by key");
+          }
+        }
+      }
+
       long before = System.currentTimeMillis();
       try (KafkaProducer<String, String> producer = new KafkaProducer<>(kafka.producer())) {
         for (int i = 0; i < 40; i++) {

@@ -27,8 +27,11 @@ final class KafkaTestCluster implements AutoCloseable {
   /** Added to every client's properties (security settings for a cluster under TLS or SASL). */
   private final Properties clientExtras = new Properties();
 
-  private KafkaTestCluster(BrokerCluster cluster) {
+  private final Map<String, Object> overrides;
+
+  private KafkaTestCluster(BrokerCluster cluster, Map<String, Object> overrides) {
     this.cluster = cluster;
+    this.overrides = overrides;
   }
 
   static KafkaTestCluster start(int brokers, Map<String, Object> overrides) {
@@ -45,7 +48,7 @@ final class KafkaTestCluster implements AutoCloseable {
     Map<String, Object> all = new HashMap<>(overrides);
     all.put("felix.kafka-listener.enabled", "on");
     all.putIfAbsent("felix.kafka-listener.initial-rebalance-delay", "100ms");
-    return new KafkaTestCluster(new BrokerCluster(all));
+    return new KafkaTestCluster(new BrokerCluster(all), all);
   }
 
   /** Properties every client of this cluster gets from now on. */
@@ -57,7 +60,11 @@ final class KafkaTestCluster implements AutoCloseable {
   void awaitStarted(int brokers) {
     cluster.awaitUp(brokers);
     cluster.awaitReady();
-    awaitKafkaAddresses(brokers);
+    boolean authenticates = "on".equals(String.valueOf(overrides.get("felix.security.client-authentication")));
+    if (!authenticates || !clientExtras.isEmpty()) { // without credentials yet, the clients retry instead
+      // in forward mode every broker tells clients of itself alone
+      awaitKafkaAddresses("forward".equals(overrides.get("felix.kafka-listener.mode")) ? 1 : brokers);
+    }
   }
 
   /**

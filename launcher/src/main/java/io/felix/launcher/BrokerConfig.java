@@ -40,6 +40,8 @@ public record BrokerConfig(int broker, String zone, int brokers, PlacementStrate
     settings.put("felix.broker.data-dir", layout.dataDir(broker).toString());
     settings.put("felix.broker.client-port", layout.clientPort(broker));
     settings.put("felix.broker.replication-port", layout.replicationPort(broker));
+    settings.put("felix.kafka-listener.enabled", true);
+    settings.put("felix.kafka-listener.port", layout.kafkaPort(broker));
     settings.put("felix.cluster.port", layout.clusterPort(broker));
     settings.put("felix.cluster.seed-nodes", IntStream.range(0, brokers).mapToObj(layout::clusterAddress).toList());
     settings.put("felix.persistence.url", layout.journalUrl());

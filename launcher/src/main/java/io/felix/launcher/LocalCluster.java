@@ -226,6 +226,11 @@ public final class LocalCluster implements AutoCloseable {
     return layout.clientPort(broker);
   }
 
+  /** Broker N's Kafka listener port (a local cluster turns the Kafka listener on). */
+  public int kafkaPort(int broker) {
+    return layout.kafkaPort(broker);
+  }
+
   public int replicationPort(int broker) {
     return layout.replicationPort(broker);
   }

@@ -9,7 +9,8 @@ import java.util.stream.Stream;
 
 /**
  * Where a local cluster lives: its directory and its ports. This is the one place the port map is written down:
- * broker N listens on admin HTTP 18080+N, client 19090+N, replication 19190+N and Pekko cluster (Artery) 25520+N,
+ * broker N listens on admin HTTP 18080+N, client 19090+N, Kafka 9092+N, replication 19190+N and Pekko cluster
+ * (Artery) 25520+N,
  * and the placement journal's H2 server on 19290; {@code portOffset} (FELIX_PORT_OFFSET) shifts them all, so two
  * clusters can run side by side. Offsets that are multiples of 1000 keep the ranges apart for up to 100 brokers.
  *
@@ -24,6 +25,8 @@ public record LocalLayout(Path dir, int portOffset) {
   /** The lowest port of each kind; broker N adds N, and every port adds the offset. */
   public static final int ADMIN_BASE = 18080;
   public static final int CLIENT_BASE = 19090;
+  /** The Kafka listener (felix.kafka-listener), Kafka's own default port for broker 0. */
+  public static final int KAFKA_BASE = 9092;
   public static final int REPLICATION_BASE = 19190;
   public static final int CLUSTER_BASE = 25520;
   public static final int JOURNAL_BASE = 19290;
@@ -33,9 +36,9 @@ public record LocalLayout(Path dir, int portOffset) {
 
   public LocalLayout {
     dir = dir.toAbsolutePath().normalize();
-    if (portOffset < -ADMIN_BASE + 1 || HIGHEST_BASE + portOffset + MAX_BROKERS - 1 > 65535) {
+    if (portOffset < -KAFKA_BASE + 1 || HIGHEST_BASE + portOffset + MAX_BROKERS - 1 > 65535) {
       throw new IllegalArgumentException("FELIX_PORT_OFFSET " + portOffset + " puts ports outside 1..65535 (it must"
-          + " be from " + (1 - ADMIN_BASE) + " to " + (65535 - HIGHEST_BASE - MAX_BROKERS + 1) + ")");
+          + " be from " + (1 - KAFKA_BASE) + " to " + (65535 - HIGHEST_BASE - MAX_BROKERS + 1) + ")");
     }
   }
 
@@ -64,6 +67,10 @@ public record LocalLayout(Path dir, int portOffset) {
     return CLIENT_BASE + portOffset + broker;
   }
 
+  public int kafkaPort(int broker) {
+    return KAFKA_BASE + portOffset + broker;
+  }
+
   public int replicationPort(int broker) {
     return REPLICATION_BASE + portOffset + broker;
   }
@@ -77,9 +84,10 @@ public record LocalLayout(Path dir, int portOffset) {
     return JOURNAL_BASE + portOffset;
   }
 
-  /** Every port broker N binds: admin, client, replication, cluster. */
+  /** Every port broker N binds: admin, client, Kafka, replication, cluster. */
   public List<Integer> brokerPorts(int broker) {
-    return List.of(adminPort(broker), clientPort(broker), replicationPort(broker), clusterPort(broker));
+    return List.of(adminPort(broker), clientPort(broker), kafkaPort(broker), replicationPort(broker),
+        clusterPort(broker));
   }
 
   /** Broker N's seed-node address, as every broker's config lists it. */

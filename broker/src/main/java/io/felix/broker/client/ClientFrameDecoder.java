@@ -11,15 +11,16 @@ import org.apache.pekko.util.ByteStringBuilder;
  * Cuts a client connection's bytes into frames (4-byte big-endian length, then the body). A length over the
  * maximum yields one {@link Oversize} as soon as the header is seen, before any of the body is buffered, and the
  * decoder then ignores the rest of the connection (the listener answers FRAME_TOO_LARGE and closes it).
+ * Kafka's protocol frames its requests the same way, so the Kafka listener cuts its connections with it too.
  * One instance per connection (made by {@link #perConnection}); not thread-safe, as a stream stage needs.
  */
-final class ClientFrameDecoder implements Function<ByteString, Iterable<ClientFrameDecoder.Frame>> {
+public final class ClientFrameDecoder implements Function<ByteString, Iterable<ClientFrameDecoder.Frame>> {
 
-  sealed interface Frame {}
+  public sealed interface Frame {}
 
-  record Body(ByteString bytes) implements Frame {}
+  public record Body(ByteString bytes) implements Frame {}
 
-  record Oversize(long length) implements Frame {}
+  public record Oversize(long length) implements Frame {}
 
   private final int maxFrameBytes;
   private ByteString buffer = ByteString.emptyByteString();
@@ -29,7 +30,7 @@ final class ClientFrameDecoder implements Function<ByteString, Iterable<ClientFr
     this.maxFrameBytes = maxFrameBytes;
   }
 
-  static Creator<Function<ByteString, Iterable<Frame>>> perConnection(int maxFrameBytes) {
+  public static Creator<Function<ByteString, Iterable<Frame>>> perConnection(int maxFrameBytes) {
     return () -> new ClientFrameDecoder(maxFrameBytes);
   }
 
@@ -72,7 +73,7 @@ final class ClientFrameDecoder implements Function<ByteString, Iterable<ClientFr
   }
 
   /** Encodes one message body as a frame. */
-  static ByteString frame(byte[] body) {
+  public static ByteString frame(byte[] body) {
     ByteStringBuilder b = new ByteStringBuilder();
     b.putInt(body.length, java.nio.ByteOrder.BIG_ENDIAN);
     b.putBytes(body);

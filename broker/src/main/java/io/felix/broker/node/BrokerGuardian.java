@@ -16,6 +16,7 @@ import io.felix.broker.group.GroupManager;
 import io.felix.broker.group.GroupSettings;
 import io.felix.broker.group.LocalGroups;
 import io.felix.broker.http.AdminRoutes;
+import io.felix.broker.kafka.KafkaBroker;
 import io.felix.broker.http.AdminServer;
 import io.felix.broker.http.HttpSettings;
 import io.felix.broker.http.LeaderCommitOffsets;
@@ -105,6 +106,8 @@ final class BrokerGuardian {
         "group-manager");
     dataPlane.useGroups(GroupManager.sink(groups));
     LocalGroups.of(context.getSystem()).bind(groups, dataPlane.registry());
+    KafkaBroker.startIfEnabled(context, dataPlane.registry(), dataPlane.clientRequests(), singleton, broker.host(),
+        broker.advertisedHost().orElse(broker.host()));
     BrokerMetrics metrics = BrokerMetrics.of(context.getSystem());
     Consumer<AssignmentTable> applyToReplicas = table -> {
       directory.tell(new ReplicaDirectory.ApplyAssignments(table));

@@ -191,6 +191,11 @@ public final class DataPlane {
     clientRequests.useProducerIds(source);
   }
 
+  /** The native client request path, which the Kafka listener translates its requests onto. */
+  public ClientRequests clientRequests() {
+    return clientRequests;
+  }
+
   public void useGroups(io.felix.broker.client.GroupRequestSink sink) {
     clientRequests.useGroups(sink);
   }

@@ -156,6 +156,9 @@ class ComposePostgresRestartProcessTest {
       env.put("FELIX_REPLICATION_PORT", Integer.toString(ports[i][2]));
       env.put("FELIX_CLUSTER_PORT", Integer.toString(ports[i][3]));
       env.put("FELIX_EXTERNAL_CLIENT_PORT", Integer.toString(ports[i][4])); // the published port, here the bound one
+      String kafkaPort = Integer.toString(freePort()); // each broker's Kafka listener, all on one host here
+      env.put("FELIX_KAFKA_PORT", kafkaPort);
+      env.put("FELIX_KAFKA_ADVERTISED_PORT", kafkaPort);
       Path dir = Files.createDirectories(dataRoot.resolve("broker" + i));
       env.put("FELIX_DATA_DIR", dir.toString());
       brokers.add(new BrokerProcess(i, ports[i][0], ports[i][4], env,

@@ -201,7 +201,7 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
   private void spawn(ShardAssignment a) {
     quarantineIfOtherIncarnation(a);
     ActorRef<ShardReplica.Command> replica = getContext().spawn(ShardReplica.create(a, brokerId,
-        dataDir.resolve(directoryName(a.id())), logSettings, flusher, transport, settings, registry),
+        dataDir.resolve(directoryName(a.id())), logSettings, flusher, settings, registry),
         "replica-" + directoryName(a.id()) + "-" + (++spawned));
     getContext().watchWith(replica, new ReplicaStopped(a.id(), replica));
     replicas.put(a.id(), replica);

@@ -1,14 +1,18 @@
 package io.felix.broker.shard;
 
 import io.felix.broker.assignment.ShardId;
+import io.felix.broker.assignment.StreamConfig;
+import io.felix.broker.cache.CacheSettings;
 import io.felix.broker.log.ReplicaMetadata;
 import io.felix.broker.log.ReplicaState;
 import io.felix.broker.log.RetentionSettings;
 import io.felix.broker.log.ShardLog;
 import io.felix.broker.metrics.BrokerMetrics;
 import io.felix.broker.transport.ReplicationSettings;
+import io.felix.protocol.replication.ReplicaFetch;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.time.Duration;
 import java.util.List;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 
@@ -41,6 +45,8 @@ final class ReplicaContext {
   long commitOffset;
   /** The log end when housekeeping last ran: a log that grew since has something for retention to look at. */
   private long housekeptAtLogEnd = -1;
+  /** The stream's settings when housekeeping last ran: changed ones (retention, segment size) are applied. */
+  private StreamConfig housekeptConfig;
   /** The leader broker whose fetcher has this replica's position (see {@link #follow}), -1 for none. */
   private int fetchingFrom = -1;
   private CacheReads cacheReads;
@@ -143,16 +149,29 @@ final class ReplicaContext {
 
   /**
    * Schedules a housekeeping tick one retention-check-interval from now when it may have work: the log grew since the
-   * last one, it holds sealed segments (which retention deletes, compaction rewrites), or it is a cache's (whose index
-   * is checkpointed). An idle stream replica with one segment has none.
+   * last one, it holds sealed segments (which retention deletes, compaction rewrites), the stream's settings changed,
+   * or it is a cache's (whose index is checkpointed). An idle stream replica with one segment has none.
    */
   void housekeepingIfDue() {
     if (log.failed()) {
       return;
     }
-    if (log.logEndOffset() != housekeptAtLogEnd || log.segmentCount() > 1 || cacheReads != null) {
-      timers.housekeepingIn(registry.retention().checkInterval());
+    if (log.logEndOffset() != housekeptAtLogEnd || log.segmentCount() > 1 || cacheReads != null
+        || !registry.table().streamConfig(id.stream()).equals(housekeptConfig)) {
+      timers.housekeepingIn(housekeepingInterval());
     }
+  }
+
+  /** Retention's check interval; a cache's compaction and checkpoint intervals when shorter. */
+  private Duration housekeepingInterval() {
+    Duration interval = registry.retention().checkInterval();
+    if (cacheReads != null) {
+      CacheSettings cache = registry.cache();
+      for (Duration d : List.of(cache.compactionInterval(), cache.checkpointInterval())) {
+        interval = d.compareTo(interval) < 0 ? d : interval;
+      }
+    }
+    return interval;
   }
 
   /**
@@ -160,6 +179,7 @@ final class ReplicaContext {
    * {@link #enforceRetention}) and the cache's index, compaction and checkpoint; then the next tick if still due.
    */
   void housekeep() {
+    housekeptConfig = registry.table().streamConfig(id.stream());
     enforceRetention();
     CacheReads cache = cacheReads();
     if (cache != null && !log.failed()) {
@@ -167,7 +187,7 @@ final class ReplicaContext {
     }
     housekeptAtLogEnd = log.logEndOffset();
     if (log.segmentCount() > 1 || cache != null) {
-      timers.housekeepingIn(registry.retention().checkInterval());
+      timers.housekeepingIn(housekeepingInterval());
     }
   }
 
@@ -200,7 +220,7 @@ final class ReplicaContext {
    * Gives this replica's position to the fetcher of {@code leaderBroker} (see {@link LeaderFetchers#follow}), leaving
    * the fetcher it fetched from before if that was another broker's.
    */
-  void follow(int leaderBroker, io.felix.protocol.replication.ReplicaFetch position) {
+  void follow(int leaderBroker, ReplicaFetch position) {
     if (fetchingFrom >= 0 && fetchingFrom != leaderBroker) {
       unfollow();
     }

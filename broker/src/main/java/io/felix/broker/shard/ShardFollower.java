@@ -32,8 +32,12 @@ import org.apache.pekko.actor.typed.javadsl.Receive;
 final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
   private final ReplicaContext ctx;
   private ShardAssignment assignment;
-  /** The id of the current position (see the class comment). */
-  private long fetchId;
+  /**
+   * The id of the current position (see the class comment). It starts at random: a replica actor started again (after
+   * a failure) must not present its first position under an id its predecessor used, or the leader would take it for
+   * that predecessor's progress and wait for records the new actor never got.
+   */
+  private long fetchId = java.util.concurrent.ThreadLocalRandom.current().nextLong(1, 1L << 62);
   /** The position last given to the fetcher: a change of log end or stored offset is reported, nothing else. */
   private long reportedEnd = -1;
   private long reportedStored = -1;

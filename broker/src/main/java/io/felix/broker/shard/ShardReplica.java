@@ -39,6 +39,9 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
  * </ul>
  * Transitions come from {@link Assign} (a newer assignment from {@link ReplicaDirectory}) and from epochs: any
  * message carrying a newer epoch than a leader's makes it stop taking appends at once.
+ *
+ * <p>Replication runs through this broker's fetch sessions (see {@link LeaderFetchers} and {@link SessionLink}): an
+ * idle replica exchanges no message. Its timers run only while it has work ({@link ReplicaTimers}).
  */
 public final class ShardReplica {
 

@@ -71,16 +71,35 @@ public final class IdleShardsBenchmark {
     }
   }
 
-  /** Each broker's CPU over {@code seconds}, in cores (CPU seconds per second). */
+  /**
+   * Each broker's CPU over {@code seconds}, in cores (CPU seconds per second). A broker process that restarted during
+   * the window (its supervisor starts it again when it exits, e.g. downed on an overloaded machine) spoils it: the
+   * window is measured again, at most three times.
+   */
   private static Map<Integer, Double> cores(LocalCluster cluster, int seconds) throws Exception {
-    Map<Integer, Double> before = cluster.cpuSeconds();
-    long t0 = System.nanoTime();
-    Thread.sleep(seconds * 1000L);
-    Map<Integer, Double> after = cluster.cpuSeconds();
-    double elapsed = (System.nanoTime() - t0) / 1e9;
-    Map<Integer, Double> out = new TreeMap<>();
-    before.forEach((b, cpu) -> out.put(b, (after.get(b) - cpu) / elapsed));
-    return out;
+    for (int attempt = 1; ; attempt++) {
+      Map<Integer, Long> pids = pids(cluster);
+      Map<Integer, Double> before = cluster.cpuSeconds();
+      long t0 = System.nanoTime();
+      Thread.sleep(seconds * 1000L);
+      Map<Integer, Double> after = cluster.cpuSeconds();
+      double elapsed = (System.nanoTime() - t0) / 1e9;
+      if (pids.equals(pids(cluster)) || attempt == 3) {
+        Map<Integer, Double> out = new TreeMap<>();
+        before.forEach((b, cpu) -> out.put(b, (after.get(b) - cpu) / elapsed));
+        return out;
+      }
+      System.out.println("a broker process restarted during the window (pids " + pids + " -> " + pids(cluster)
+          + "): measuring again");
+    }
+  }
+
+  private static Map<Integer, Long> pids(LocalCluster cluster) throws Exception {
+    Map<Integer, Long> pids = new TreeMap<>();
+    for (int b = 0; b < cluster.brokers(); b++) {
+      pids.put(b, cluster.pid(b));
+    }
+    return pids;
   }
 
   private static void print(String phase, Map<Integer, Double> cores) {

@@ -204,9 +204,13 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
       case FETCH_REPLICA_FAILED:
         return this; // the leader is not serving yet (or any more): the fetcher asks again later
       case FETCH_OFFSET_OUT_OF_RANGE:
-        return r.getFetchOffset() == ctx.log.logEndOffset() ? restartAtLeaderStart(r) : this;
       case FETCH_DIVERGING:
-        return r.getFetchOffset() == ctx.log.logEndOffset() ? onDiverging(r) : this;
+        if (r.getFetchOffset() != ctx.log.logEndOffset()) {
+          // About an earlier log end of this position; the leader dropped the position, so it goes again from here.
+          newPosition();
+          return this;
+        }
+        return r.getError() == FetchError.FETCH_DIVERGING ? onDiverging(r) : restartAtLeaderStart(r);
       default:
         return onRecords(arrived.fromBroker(), r);
     }

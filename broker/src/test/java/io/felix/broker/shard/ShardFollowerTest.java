@@ -189,6 +189,25 @@ class ShardFollowerTest extends ReplicaActorTest {
     assertEquals(-1, status.lastEpoch());
   }
 
+  @Test
+  void aRefusalOfAnEarlierLogEndOfThePositionMakesItGoAgainFromTheLogEnd() {
+    append(leaderLog, 3, 1); // [0, 3) at epoch 3
+    replica.startFollower(following(3));
+    ReplicaFetch first = replica.sessions.nextFetch(LEADER);
+    replica.tell(new ShardReplica.FetchResultArrived(LEADER, batchesAnswer(first, 0)));
+    assertEquals(3, replica.sessions.nextFetch(LEADER).getFetchOffset());
+
+    // The leader's retention passed the ack it had for offset 0 and it dropped the position: this log ends at 3.
+    replica.tell(new ShardReplica.FetchResultArrived(LEADER, answer(first)
+        .setError(FetchError.FETCH_OFFSET_OUT_OF_RANGE).setLeaderLogStartOffset(2).build()));
+    ReplicaFetch again = replica.sessions.nextFetch(LEADER);
+    while (again.getFetchId() == first.getFetchId()) {
+      again = replica.sessions.nextFetch(LEADER); // the ack of the fsync may come first
+    }
+    assertEquals(3, again.getFetchOffset());
+    assertEquals(3, replica.describe().logEndOffset(), "nothing dropped: its log is past the leader's start");
+  }
+
   /** The leader's FETCH_DIVERGING answer: where the fetch's last epoch ends in the leader's log. */
   private ReplicaFetchResult divergingAnswer(ReplicaFetch fetch) {
     EpochEnd agreed = leaderLog.epochEndFor(fetch.getLastFetchedEpoch());

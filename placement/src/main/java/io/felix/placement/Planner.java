@@ -1,5 +1,7 @@
 package io.felix.placement;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
@@ -111,5 +113,29 @@ public final class Planner {
    */
   public static Optional<Step> promote(ClusterSnapshot snapshot, String group, int shard, Set<Integer> inSync) {
     return new Pass(Layout.of(snapshot)).promoteOne(group, shard, inSync);
+  }
+
+  /** One shard to promote: its group, its number, and the brokers holding an in-sync replica of it. */
+  public record Promotion(String group, int shard, Set<Integer> inSync) {
+    public Promotion {
+      inSync = Set.copyOf(inSync);
+    }
+  }
+
+  /**
+   * {@link #promote} for many shards in one pass over one layout (a failover round of a lost broker's shards): each
+   * promotion counts toward its broker before the next is chosen, exactly as if they were promoted one after the
+   * other, so a lost broker's leaders spread over the others by the same tiers; the cost is one layout, not one per
+   * shard. Answers in the order asked, empty where no candidate is left.
+   *
+   * @throws InvalidLayoutException as {@link #promote} does, for the first bad request
+   */
+  public static List<Optional<Step>> promoteAll(ClusterSnapshot snapshot, List<Promotion> promotions) {
+    Pass pass = new Pass(Layout.of(snapshot));
+    List<Optional<Step>> steps = new ArrayList<>(promotions.size());
+    for (Promotion p : promotions) {
+      steps.add(pass.promoteOne(p.group(), p.shard(), p.inSync()));
+    }
+    return steps;
   }
 }

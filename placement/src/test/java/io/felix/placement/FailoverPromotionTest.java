@@ -66,6 +66,31 @@ class FailoverPromotionTest {
   }
 
   @Test
+  void promoteAllCountsEachPromotionBeforeTheNextInOneLayout() {
+    // The layout of promotionsSpreadAStreamsLeadersOverTheSurvivors: broker 3 led 8 of 12 and is down; 0 and 1 are in
+    // sync for all of them. Promoted together, they split 4/4, as one planning pass splits them (6/5/1 in all).
+    ClusterSnapshot snapshot = Layouts.liveBrokers(4).stream("s", 3, 2, 1, 1, 8)
+        .broker(new Broker(3, null, null, BrokerState.DOWN)).snapshot();
+    List<Planner.Promotion> asked = snapshot.assignments().stream().filter(a -> a.leader() == 3)
+        .map(a -> new Planner.Promotion("s", a.shard(), Set.of(0, 1))).toList();
+    assertEquals(8, asked.size());
+
+    List<Optional<Step>> steps = Planner.promoteAll(snapshot, asked);
+
+    assertEquals(8, steps.size());
+    assertEquals(4, steps.stream().filter(s -> s.orElseThrow().to() == 0).count());
+    assertEquals(4, steps.stream().filter(s -> s.orElseThrow().to() == 1).count());
+    for (int i = 0; i < asked.size(); i++) {
+      assertEquals(asked.get(i).shard(), steps.get(i).orElseThrow().shard(), "answers in the order asked");
+      assertEquals(3, steps.get(i).orElseThrow().from());
+    }
+    assertEquals(List.of(Optional.empty()), Planner.promoteAll(snapshot,
+        List.of(new Planner.Promotion("s", asked.get(0).shard(), Set.of(3)))), "the failed leader is no candidate");
+    assertEquals("promote s/12: no such shard", assertThrows(InvalidLayoutException.class,
+        () -> Planner.promoteAll(snapshot, List.of(new Planner.Promotion("s", 12, Set.of(0))))).getMessage());
+  }
+
+  @Test
   void leaderlessShardStillHasItsFollowerDrained() {
     // s/0 has no leader; broker 0 is down and the replica on draining broker 1 is not in sync: nobody can lead it.
     ClusterSnapshot snapshot = Layouts.liveBrokers(3)

@@ -4,7 +4,9 @@ import io.felix.broker.config.BrokerSettings;
 import io.felix.broker.assignment.AssignmentTable;
 import io.felix.broker.assignment.BrokerEndpoint;
 import io.felix.broker.wire.ControlMessage;
+import io.felix.broker.assignment.ShardId;
 import java.time.Duration;
+import java.util.List;
 import java.util.function.Consumer;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -36,6 +38,20 @@ public final class AssignmentHolder extends AbstractBehavior<AssignmentHolder.Co
   public record PublishChunk(long version, int index, int count, AssignmentTable part)
       implements Command, ControlMessage {}
 
+  /**
+   * The table of {@code changes.version} as a change of the one of {@code baseVersion}: {@code changes} holds the
+   * brokers, streams and stream settings whole and only the shards that changed; {@code removed} the shards gone.
+   */
+  public record PublishDelta(long baseVersion, AssignmentTable changes, List<ShardId> removed)
+      implements Command, ControlMessage {
+    public PublishDelta {
+      removed = List.copyOf(removed);
+    }
+  }
+
+  /** The newest table's version, repeated by the singleton: a holder behind it missed a change and asks again. */
+  public record TableVersion(long version) implements Command, ControlMessage {}
+
   /** The broker's endpoints, once its listeners are bound. */
   public record Advertise(BrokerEndpoint endpoint) implements Command, ControlMessage {}
 
@@ -51,22 +67,37 @@ public final class AssignmentHolder extends AbstractBehavior<AssignmentHolder.Co
   private AssignmentTable table = AssignmentTable.EMPTY;
   private final TableChunks.Assembly assembly = new TableChunks.Assembly();
   private boolean acknowledged;
+  private final Duration registerInterval;
+  private final int replicaCapacity;
+  /** When the whole table was last asked for; null before. */
+  private Long askedForTableAtNanos;
 
-  /**
-   * @param dataPlane receives every newer table (the data plane's directory), on this actor's thread
-   */
+  /** A holder of a broker that does not say how many replicas it can host. */
   public static Behavior<Command> create(BrokerSettings broker, ActorRef<PlacementController.Command> singleton,
       Duration registerInterval, Consumer<AssignmentTable> dataPlane) {
+    return create(broker, 0, singleton, registerInterval, dataPlane);
+  }
+
+  /**
+   * @param replicaCapacity the replicas this broker can host (see {@link ReplicaCapacityCheck}), 0 for unsaid
+   * @param dataPlane receives every newer table (the data plane's directory), on this actor's thread
+   */
+  public static Behavior<Command> create(BrokerSettings broker, int replicaCapacity,
+      ActorRef<PlacementController.Command> singleton, Duration registerInterval,
+      Consumer<AssignmentTable> dataPlane) {
     return Behaviors.setup(context -> Behaviors.withTimers(timers -> {
       context.getSystem().receptionist().tell(Receptionist.register(SERVICE_KEY, context.getSelf()));
       timers.startTimerWithFixedDelay(RegisterTick.INSTANCE, registerInterval);
-      return new AssignmentHolder(context, broker, singleton, dataPlane);
+      return new AssignmentHolder(context, broker, replicaCapacity, singleton, registerInterval, dataPlane);
     }));
   }
 
-  private AssignmentHolder(ActorContext<Command> context, BrokerSettings broker,
-      ActorRef<PlacementController.Command> singleton, Consumer<AssignmentTable> dataPlane) {
+  private AssignmentHolder(ActorContext<Command> context, BrokerSettings broker, int replicaCapacity,
+      ActorRef<PlacementController.Command> singleton, Duration registerInterval,
+      Consumer<AssignmentTable> dataPlane) {
     super(context);
+    this.replicaCapacity = replicaCapacity;
+    this.registerInterval = registerInterval;
     this.broker = broker;
     this.singleton = singleton;
     this.dataPlane = dataPlane;
@@ -77,6 +108,8 @@ public final class AssignmentHolder extends AbstractBehavior<AssignmentHolder.Co
     return newReceiveBuilder()
         .onMessage(Publish.class, this::onPublish)
         .onMessage(PublishChunk.class, this::onPublishChunk)
+        .onMessage(PublishDelta.class, this::onPublishDelta)
+        .onMessage(TableVersion.class, this::onTableVersion)
         .onMessage(Advertise.class, this::onAdvertise)
         .onMessage(GetTable.class, this::onGetTable)
         .onMessageEquals(RegisterTick.INSTANCE, this::onRegisterTick)
@@ -103,6 +136,30 @@ public final class AssignmentHolder extends AbstractBehavior<AssignmentHolder.Co
       return this;
     }
     return assembly.add(chunk).map(whole -> onPublish(new Publish(whole))).orElse(this);
+  }
+
+  private Behavior<Command> onPublishDelta(PublishDelta delta) {
+    if (delta.changes().version() <= table.version()) {
+      return this;
+    }
+    return TableDeltas.apply(table, delta).map(whole -> onPublish(new Publish(whole)))
+        .orElseGet(() -> askForTable(delta.changes().version()));
+  }
+
+  private Behavior<Command> onTableVersion(TableVersion newest) {
+    return newest.version() > table.version() ? askForTable(newest.version()) : this;
+  }
+
+  /** A change was missed: the singleton sends the whole table (at most once per register interval is asked). */
+  private Behavior<Command> askForTable(long newest) {
+    long now = System.nanoTime();
+    if (askedForTableAtNanos == null || now - askedForTableAtNanos >= registerInterval.toNanos()) {
+      askedForTableAtNanos = now;
+      getContext().getLog().debug("Broker {} holds table v{} but v{} exists: asking for the whole table", broker.id(),
+          table.version(), newest);
+      singleton.tell(new PlacementController.TableWanted(broker.id(), table.version(), getContext().getSelf()));
+    }
+    return this;
   }
 
   private Behavior<Command> onAdvertise(Advertise advertise) {
@@ -135,6 +192,6 @@ public final class AssignmentHolder extends AbstractBehavior<AssignmentHolder.Co
 
   private void register() {
     singleton.tell(new PlacementController.RegisterBroker(broker.id(), broker.zone().orElse(""), broker.maxShards(),
-        endpoint));
+        endpoint, replicaCapacity));
   }
 }

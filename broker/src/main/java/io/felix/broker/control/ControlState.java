@@ -20,6 +20,8 @@ import io.felix.broker.control.PlacementEvent.ProducerIdsAllocated;
 import io.felix.broker.control.PlacementEvent.SecurityChanged;
 import io.felix.broker.security.SecurityState;
 import io.felix.broker.control.PlacementEvent.ShardPlaced;
+import io.felix.broker.control.PlacementEvent.ShardsPlaced;
+import io.felix.broker.control.PlacementEvent.FailoverDecided;
 import io.felix.broker.control.PlacementEvent.StreamConfigChanged;
 import io.felix.broker.control.PlacementEvent.StreamCreated;
 import io.felix.broker.control.PlacementEvent.StreamShardsAdded;
@@ -59,10 +61,10 @@ public record ControlState(
       new ControlState(Map.of(), Map.of(), Map.of(), Map.of(), List.of(), false, 0, 1, 0);
 
   public ControlState {
-    brokers = Collections.unmodifiableSortedMap(new TreeMap<>(brokers));
-    streams = Collections.unmodifiableSortedMap(new TreeMap<>(streams));
-    shards = Collections.unmodifiableSortedMap(new TreeMap<>(shards));
-    moves = Collections.unmodifiableSortedMap(new TreeMap<>(moves));
+    brokers = frozen(brokers);
+    streams = frozen(streams);
+    shards = frozen(shards);
+    moves = frozen(moves);
     recentMoves = List.copyOf(recentMoves);
     if (security == null) {
       security = SecurityState.EMPTY; // snapshots written before security
@@ -76,8 +78,23 @@ public record ControlState(
     this(brokers, streams, shards, moves, recentMoves, paused, tableVersion, nextMoveId, nextProducerId, null);
   }
 
-  /** A broker as the control plane knows it; {@code zone} is empty for none, {@code maxShards} 0 for no cap. */
-  public record BrokerRecord(int id, String zone, int maxShards, BrokerEndpoint endpoint, boolean draining) {}
+  /**
+   * A broker as the control plane knows it; {@code zone} is empty for none, {@code maxShards} 0 for no cap.
+   *
+   * @param replicaCapacity the replicas the broker says it can host (its open-file limit and heap), 0 when it did
+   *     not say (a broker of an older version, or a snapshot written before it)
+   */
+  public record BrokerRecord(int id, String zone, int maxShards, BrokerEndpoint endpoint, boolean draining,
+      int replicaCapacity) {
+
+    public BrokerRecord(int id, String zone, int maxShards, BrokerEndpoint endpoint, boolean draining) {
+      this(id, zone, maxShards, endpoint, draining, 0);
+    }
+
+    BrokerRecord withDraining(boolean now) {
+      return new BrokerRecord(id, zone, maxShards, endpoint, now, replicaCapacity);
+    }
+  }
 
   /**
    * @param incarnation new for every creation of the name (null: the name's legacy incarnation)
@@ -122,81 +139,122 @@ public record ControlState(
       return new ControlState(brokers, streams, shards, moves, recentMoves, paused, tableVersion, nextMoveId,
           nextProducerId, security.apply(e.change()));
     }
-    var brokers = new TreeMap<>(this.brokers);
-    var streams = new TreeMap<>(this.streams);
-    var shards = new TreeMap<>(this.shards);
-    var moves = new TreeMap<>(this.moves);
-    var recent = new ArrayList<>(this.recentMoves);
-    boolean paused = this.paused;
-    long nextMoveId = this.nextMoveId;
-    long nextProducerId = this.nextProducerId;
+    Fold fold = new Fold(this);
+    fold.apply(event);
+    long version = event instanceof TableVersionRaised e ? Math.max(tableVersion, e.heldVersion()) : tableVersion;
+    return new ControlState(fold.brokers, fold.streams, fold.shards, fold.moves, fold.recent, fold.paused,
+        version + 1, fold.nextMoveId, fold.nextProducerId, security);
+  }
+
+  /**
+   * The state being changed by one event, on mutable copies made once per event: an event that places or promotes
+   * thousands of shards ({@link StreamCreated}, {@link ShardsPlaced}, {@link FailoverDecided}) costs one copy of the
+   * maps, not one per shard.
+   */
+  private static final class Fold {
+    final Folded<Integer, BrokerRecord> brokers;
+    final Folded<String, StreamRecord> streams;
+    final Folded<ShardId, ShardAssignment> shards;
+    final Folded<ShardId, MoveRecord> moves;
+    final List<MoveRecord> recent;
+    boolean paused;
+    long nextMoveId;
+    long nextProducerId;
+
+    Fold(ControlState from) {
+      brokers = new Folded<>(from.brokers);
+      streams = new Folded<>(from.streams);
+      shards = new Folded<>(from.shards);
+      moves = new Folded<>(from.moves);
+      recent = new ArrayList<>(from.recentMoves);
+      paused = from.paused;
+      nextMoveId = from.nextMoveId;
+      nextProducerId = from.nextProducerId;
+    }
 
     // Java 17: no pattern matching for switch yet, hence the instanceof chain.
-    if (event instanceof BrokerJoined e) {
-      BrokerRecord old = brokers.get(e.brokerId());
-      brokers.put(e.brokerId(), new BrokerRecord(e.brokerId(), e.zone(), e.maxShards(), e.endpoint(),
-          old != null && old.draining()));
-    } else if (event instanceof BrokerDraining e) {
-      BrokerRecord b = brokers.get(e.brokerId());
-      brokers.put(b.id(), new BrokerRecord(b.id(), b.zone(), b.maxShards(), b.endpoint(), true));
-    } else if (event instanceof BrokerUndrained e) {
-      BrokerRecord b = brokers.get(e.brokerId());
-      brokers.put(b.id(), new BrokerRecord(b.id(), b.zone(), b.maxShards(), b.endpoint(), false));
-    } else if (event instanceof BrokerRemoved e) {
-      brokers.remove(e.brokerId());
-    } else if (event instanceof StreamCreated e) {
-      streams.put(e.stream(), new StreamRecord(e.stream(), e.shards(), e.replicationFactor(), e.incarnation(),
-          e.config()));
-    } else if (event instanceof StreamConfigChanged e) {
-      streams.computeIfPresent(e.stream(), (name, s) -> new StreamRecord(name, s.shards(), s.replicationFactor(),
-          s.incarnation(), e.config()));
-    } else if (event instanceof StreamShardsAdded e) {
-      streams.computeIfPresent(e.stream(), (name, s) -> new StreamRecord(name, e.shards(), s.replicationFactor(),
-          s.incarnation(), s.config()));
-    } else if (event instanceof StreamDeleted e) {
-      streams.remove(e.stream());
-      shards.keySet().removeIf(id -> id.stream().equals(e.stream()));
-      moves.keySet().removeIf(id -> id.stream().equals(e.stream()));
-    } else if (event instanceof ShardPlaced e) {
-      StreamRecord stream = streams.get(e.shard().stream());
-      shards.put(e.shard(), new ShardAssignment(e.shard(), e.replicas(), List.of(), e.leader(), e.epoch(),
-          stream == null ? null : stream.incarnation()));
-    } else if (event instanceof LeaderPromoted e) {
-      ShardAssignment a = shards.get(e.shard());
-      shards.put(e.shard(), new ShardAssignment(e.shard(), a.replicas(), List.of(), e.leader(), e.epoch(),
-          a.incarnation()));
-    } else if (event instanceof MoveStarted e) {
-      moves.put(e.shard(), new MoveRecord(e.moveId(), e.shard(), e.from(), e.to(), e.staged(), e.reason(),
-          e.atMillis(), 0, MoveState.IN_FLIGHT, 0, ""));
-      nextMoveId = Math.max(nextMoveId, e.moveId() + 1);
-    } else if (event instanceof MoveFenced e) {
-      moves.computeIfPresent(e.shard(), (id, m) -> m.fenced(e.epoch()));
-    } else if (event instanceof MoveCompleted e) {
-      ShardAssignment a = shards.get(e.shard());
-      shards.put(e.shard(), new ShardAssignment(e.shard(), e.replicas(), List.of(), e.leader(), e.epoch(),
-          a == null ? null : a.incarnation()));
-      MoveRecord m = moves.remove(e.shard());
-      if (m != null) {
-        remember(recent, m.ended(MoveState.COMPLETED, e.atMillis(), ""));
+    void apply(PlacementEvent event) {
+      if (event instanceof BrokerJoined e) {
+        BrokerRecord old = brokers.get(e.brokerId());
+        brokers.put(e.brokerId(), new BrokerRecord(e.brokerId(), e.zone(), e.maxShards(), e.endpoint(),
+            old != null && old.draining(), e.replicaCapacity()));
+      } else if (event instanceof BrokerDraining e) {
+        brokers.put(e.brokerId(), brokers.get(e.brokerId()).withDraining(true));
+      } else if (event instanceof BrokerUndrained e) {
+        brokers.put(e.brokerId(), brokers.get(e.brokerId()).withDraining(false));
+      } else if (event instanceof BrokerRemoved e) {
+        brokers.remove(e.brokerId());
+      } else if (event instanceof StreamCreated e) {
+        streams.put(e.stream(), new StreamRecord(e.stream(), e.shards(), e.replicationFactor(), e.incarnation(),
+            e.config()));
+        e.placed().forEach(this::apply);
+      } else if (event instanceof StreamConfigChanged e) {
+        streams.computeIfPresent(e.stream(), (name, s) -> new StreamRecord(name, s.shards(), s.replicationFactor(),
+            s.incarnation(), e.config()));
+      } else if (event instanceof StreamShardsAdded e) {
+        streams.computeIfPresent(e.stream(), (name, s) -> new StreamRecord(name, e.shards(), s.replicationFactor(),
+            s.incarnation(), s.config()));
+      } else if (event instanceof StreamDeleted e) {
+        streams.remove(e.stream());
+        shards.keySet().removeIf(id -> id.stream().equals(e.stream()));
+        moves.keySet().removeIf(id -> id.stream().equals(e.stream()));
+      } else if (event instanceof ShardPlaced e) {
+        StreamRecord stream = streams.get(e.shard().stream());
+        shards.put(e.shard(), new ShardAssignment(e.shard(), e.replicas(), List.of(), e.leader(), e.epoch(),
+            stream == null ? null : stream.incarnation()));
+      } else if (event instanceof ShardsPlaced e) {
+        e.placed().forEach(this::apply);
+      } else if (event instanceof LeaderPromoted e) {
+        ShardAssignment a = shards.get(e.shard());
+        shards.put(e.shard(), new ShardAssignment(e.shard(), a.replicas(), List.of(), e.leader(), e.epoch(),
+            a.incarnation()));
+      } else if (event instanceof FailoverDecided e) {
+        e.aborted().forEach(this::apply);
+        e.promoted().forEach(this::apply);
+      } else if (event instanceof MoveStarted e) {
+        moves.put(e.shard(), new MoveRecord(e.moveId(), e.shard(), e.from(), e.to(), e.staged(), e.reason(),
+            e.atMillis(), 0, MoveState.IN_FLIGHT, 0, ""));
+        nextMoveId = Math.max(nextMoveId, e.moveId() + 1);
+      } else if (event instanceof MoveFenced e) {
+        moves.computeIfPresent(e.shard(), (id, m) -> m.fenced(e.epoch()));
+      } else if (event instanceof MoveCompleted e) {
+        ShardAssignment a = shards.get(e.shard());
+        shards.put(e.shard(), new ShardAssignment(e.shard(), e.replicas(), List.of(), e.leader(), e.epoch(),
+            a == null ? null : a.incarnation()));
+        MoveRecord m = moves.remove(e.shard());
+        if (m != null) {
+          remember(recent, m.ended(MoveState.COMPLETED, e.atMillis(), ""));
+        }
+      } else if (event instanceof MoveAborted e) {
+        ShardAssignment a = shards.get(e.shard());
+        shards.put(e.shard(), new ShardAssignment(e.shard(), a.replicas(), List.of(), a.leader(), e.epoch(),
+            a.incarnation()));
+        MoveRecord m = moves.remove(e.shard());
+        if (m != null) {
+          remember(recent, m.ended(MoveState.ABORTED, e.atMillis(), e.reason()));
+        }
+      } else if (event instanceof PlacementPaused) {
+        paused = true;
+      } else if (event instanceof PlacementResumed) {
+        paused = false;
+      } else if (event instanceof ProducerIdsAllocated e) {
+        nextProducerId = Math.max(nextProducerId, e.firstId() + e.count());
       }
-    } else if (event instanceof MoveAborted e) {
-      ShardAssignment a = shards.get(e.shard());
-      shards.put(e.shard(), new ShardAssignment(e.shard(), a.replicas(), List.of(), a.leader(), e.epoch(),
-          a.incarnation()));
-      MoveRecord m = moves.remove(e.shard());
-      if (m != null) {
-        remember(recent, m.ended(MoveState.ABORTED, e.atMillis(), e.reason()));
-      }
-    } else if (event instanceof PlacementPaused) {
-      paused = true;
-    } else if (event instanceof PlacementResumed) {
-      paused = false;
-    } else if (event instanceof ProducerIdsAllocated e) {
-      nextProducerId = Math.max(nextProducerId, e.firstId() + e.count());
     }
-    long version = event instanceof TableVersionRaised e ? Math.max(tableVersion, e.heldVersion()) : tableVersion;
-    return new ControlState(brokers, streams, shards, moves, recent, paused, version + 1, nextMoveId,
-        nextProducerId, security);
+  }
+
+  /**
+   * A map no one else holds, made by {@link Fold} for exactly one state: wrapped as it is, not copied again (with a
+   * hundred thousand shards a copy is milliseconds, and every event would pay it twice).
+   */
+  private static final class Folded<K, V> extends TreeMap<K, V> {
+    Folded(Map<K, V> from) {
+      super(from);
+    }
+  }
+
+  private static <K, V> Map<K, V> frozen(Map<K, V> map) {
+    return Collections.unmodifiableSortedMap(map instanceof Folded<K, V> folded ? folded : new TreeMap<>(map));
   }
 
   private static void remember(List<MoveRecord> recent, MoveRecord finished) {

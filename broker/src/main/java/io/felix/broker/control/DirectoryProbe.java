@@ -3,11 +3,15 @@ package io.felix.broker.control;
 import io.felix.broker.assignment.BrokerRole;
 import io.felix.broker.assignment.ShardId;
 import io.felix.broker.shard.ReplicaDirectory;
-import io.felix.broker.shard.ReplicaStatus;
+import io.felix.broker.shard.ReplicaStatuses;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import org.apache.pekko.actor.Address;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
@@ -17,21 +21,34 @@ import org.apache.pekko.cluster.typed.Cluster;
 
 /**
  * Reaches every broker's data plane {@link ReplicaDirectory} (found through the Receptionist) on behalf of the
- * placement singleton: fences and describes, each answer (or its failure, after {@code timeout}) delivered to
- * the singleton as {@link PlacementController.ReplicaAnswered}. A directory is matched to its broker id by the
- * cluster role of the member at its address.
+ * placement singleton, in batches: the fences and describes asked per shard are gathered per broker until
+ * {@link #flush}, then sent as one {@link ReplicaDirectory.FenceShards} and one
+ * {@link ReplicaDirectory.DescribeReplicas} per broker (split past {@link #MAX_SHARDS_PER_MESSAGE}, so an answer
+ * stays well inside one Artery frame). Each answers with one {@link ReplicaStatuses}, delivered to the singleton as
+ * {@link PlacementController.ReplicasAnswered}; {@link #answered} tells which epochs a fence request carried. A
+ * directory is matched to its broker id by the cluster role of the member at its address.
  */
 public final class DirectoryProbe implements ReplicaProbe {
 
+  /** At most this many shards per message: a status is under 100 bytes, so an answer stays under 200 KiB. */
+  static final int MAX_SHARDS_PER_MESSAGE = 2_000;
+
   private final ActorContext<PlacementController.Command> context;
   private final Duration timeout;
+  private final ActorRef<ReplicaStatuses> answers;
   private Set<ActorRef<ReplicaDirectory.Command>> directories = Set.of();
   private final Map<Integer, ActorRef<ReplicaDirectory.Command>> byBroker = new HashMap<>();
+  private final Map<Integer, Map<ShardId, Long>> fences = new TreeMap<>();
+  private final Map<Integer, Set<ShardId>> describes = new TreeMap<>();
+  /** The epochs of each fence request not answered yet, by request id; old ones are dropped (see {@link #flush}). */
+  private final TreeMap<Long, Map<ShardId, Long>> fencesInFlight = new TreeMap<>();
+  private long nextRequestId = 1;
 
   public DirectoryProbe(ActorContext<PlacementController.Command> context, ActorRef<Receptionist.Listing> listings,
       Duration timeout) {
     this.context = context;
     this.timeout = timeout;
+    this.answers = context.messageAdapter(ReplicaStatuses.class, PlacementController.ReplicasAnswered::new);
     context.getSystem().receptionist().tell(Receptionist.subscribe(ReplicaDirectory.SERVICE_KEY, listings));
   }
 
@@ -45,26 +62,71 @@ public final class DirectoryProbe implements ReplicaProbe {
 
   @Override
   public boolean fence(int brokerId, ShardId shard, long epoch) {
-    ActorRef<ReplicaDirectory.Command> directory = directoryOf(brokerId);
-    if (directory == null) {
+    if (directoryOf(brokerId) == null) {
       return false;
     }
-    context.ask(ReplicaStatus.class, directory, timeout,
-        replyTo -> new ReplicaDirectory.FenceShard(shard, epoch, replyTo),
-        (status, failure) -> new PlacementController.ReplicaAnswered(brokerId, shard, epoch, status));
+    fences.computeIfAbsent(brokerId, b -> new HashMap<>()).put(shard, epoch);
     return true;
   }
 
   @Override
   public boolean describe(int brokerId, ShardId shard) {
-    ActorRef<ReplicaDirectory.Command> directory = directoryOf(brokerId);
-    if (directory == null) {
+    if (directoryOf(brokerId) == null) {
       return false;
     }
-    context.ask(ReplicaStatus.class, directory, timeout,
-        replyTo -> new ReplicaDirectory.DescribeReplica(shard, replyTo),
-        (status, failure) -> new PlacementController.ReplicaAnswered(brokerId, shard, 0, status));
+    describes.computeIfAbsent(brokerId, b -> new LinkedHashSet<>()).add(shard);
     return true;
+  }
+
+  @Override
+  public void flush() {
+    long timeoutMillis = timeout.toMillis();
+    fences.forEach((brokerId, epochs) -> {
+      ActorRef<ReplicaDirectory.Command> directory = directoryOf(brokerId);
+      for (Map<ShardId, Long> part : parts(epochs)) {
+        long id = nextRequestId++;
+        fencesInFlight.put(id, part);
+        if (directory != null) {
+          directory.tell(new ReplicaDirectory.FenceShards(id, part, timeoutMillis, answers));
+        }
+      }
+    });
+    describes.forEach((brokerId, shards) -> {
+      ActorRef<ReplicaDirectory.Command> directory = directoryOf(brokerId);
+      List<ShardId> all = new ArrayList<>(shards);
+      for (int from = 0; from < all.size() && directory != null; from += MAX_SHARDS_PER_MESSAGE) {
+        directory.tell(new ReplicaDirectory.DescribeReplicas(nextRequestId++,
+            all.subList(from, Math.min(all.size(), from + MAX_SHARDS_PER_MESSAGE)), timeoutMillis, answers));
+      }
+    });
+    fences.clear();
+    describes.clear();
+    // An answer comes within the timeout or not at all; keep the ids of a few rounds, never an unbounded table.
+    while (fencesInFlight.size() > 10_000) {
+      fencesInFlight.pollFirstEntry();
+    }
+  }
+
+  @Override
+  public Map<ShardId, Long> answered(long requestId) {
+    Map<ShardId, Long> epochs = fencesInFlight.remove(requestId);
+    return epochs == null ? Map.of() : epochs;
+  }
+
+  private static List<Map<ShardId, Long>> parts(Map<ShardId, Long> epochs) {
+    List<Map<ShardId, Long>> parts = new ArrayList<>();
+    Map<ShardId, Long> part = new HashMap<>();
+    for (Map.Entry<ShardId, Long> e : epochs.entrySet()) {
+      part.put(e.getKey(), e.getValue());
+      if (part.size() == MAX_SHARDS_PER_MESSAGE) {
+        parts.add(part);
+        part = new HashMap<>();
+      }
+    }
+    if (!part.isEmpty()) {
+      parts.add(part);
+    }
+    return parts;
   }
 
   private ActorRef<ReplicaDirectory.Command> directoryOf(int brokerId) {

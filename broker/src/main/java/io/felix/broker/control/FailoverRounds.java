@@ -87,73 +87,108 @@ final class FailoverRounds {
   List<PlacementEvent> progress(ControlState state, Set<Integer> available, Set<ShardId> due) {
     rounds.keySet().retainAll(due);
     promised.keySet().retainAll(due);
-    List<PlacementEvent> events = new ArrayList<>();
-    for (ShardAssignment a : state.shards().values()) {
-      if (due.contains(a.id())) {
-        events.addAll(progress(state, a, available));
+    long now = context.clock().millis();
+    List<Ready> ready = new ArrayList<>();
+    int started = 0;
+    int waiting = 0;
+    Set<Integer> fencedBrokers = new java.util.TreeSet<>();
+    for (ShardId id : new java.util.TreeSet<>(due)) {
+      ShardAssignment a = state.shards().get(id);
+      if (a == null) {
+        continue;
+      }
+      MoveRecord move = state.moves().get(id);
+      long epoch = Math.max(Math.max(a.leaderEpoch(), move == null ? 0 : move.fenceEpoch()),
+          promised.getOrDefault(id, 0L)) + 1;
+      Round round = rounds.get(id);
+      if (round == null || round.epoch() != epoch
+          || now - round.startedAtMillis() > context.settings().replicaTimeout().toMillis()) {
+        rounds.put(id, new Round(epoch, now, new HashMap<>()));
+        List<Integer> fencing = a.replicas().stream().filter(available::contains).toList();
+        fencing.forEach(b -> context.probe().fence(b, id, epoch));
+        fencedBrokers.addAll(fencing);
+        started++;
+        context.log().debug("Shard {}: failover round, fencing replicas {} at epoch {} (leader {})", id, fencing,
+            epoch, a.leader());
+        continue;
+      }
+      Optional<Ready> quorum = quorum(a, round);
+      if (quorum.isPresent()) {
+        ready.add(quorum.get());
+      } else {
+        waiting++;
       }
     }
-    return events;
+    if (started > 0) {
+      context.log().info("Failover: {} shards start a round (fencing their replicas on brokers {}); {} wait for"
+          + " fence answers, {} have a quorum", started, fencedBrokers, waiting, ready.size());
+    }
+    return ready.isEmpty() ? List.of() : promote(state, available, ready, now);
   }
 
-  private List<PlacementEvent> progress(ControlState state, ShardAssignment a, Set<Integer> available) {
-    long now = context.clock().millis();
-    MoveRecord move = state.moves().get(a.id());
-    long epoch = Math.max(Math.max(a.leaderEpoch(), move == null ? 0 : move.fenceEpoch()),
-        promised.getOrDefault(a.id(), 0L)) + 1;
-    Round round = rounds.get(a.id());
-    if (round == null || round.epoch() != epoch
-        || now - round.startedAtMillis() > context.settings().replicaTimeout().toMillis()) {
-      rounds.put(a.id(), new Round(epoch, now, new HashMap<>()));
-      List<Integer> fencing = a.replicas().stream().filter(available::contains).toList();
-      fencing.forEach(b -> context.probe().fence(b, a.id(), epoch));
-      context.log().info("Shard {}: failover round, fencing replicas {} at epoch {} (leader {})", a.id(), fencing,
-          epoch, a.leader());
-      return List.of();
-    }
+  /** A shard whose round has its quorum: the replicas that may lead (those holding the most) and the best log. */
+  private record Ready(ShardAssignment assignment, Round round, Set<Integer> inSync, ReplicaStatus best, int fenced) {}
+
+  private Optional<Ready> quorum(ShardAssignment a, Round round) {
     List<ReplicaStatus> sound = round.fenced().values().stream().filter(r -> r.hosted() && !r.failed()).toList();
     List<ReplicaStatus> fenced = sound.stream().filter(r -> !r.recovering()).toList();
     if (fenced.size() < a.quorumSize()) {
       if (!everyReplicaAnsweredEmpty(a, sound)) {
-        return List.of();
+        return Optional.empty();
       }
       // No replica can vouch, but none holds anything either: no record survives anywhere that waiting could bring
       // back (a new shard whose first leader died before its followers' first fetch, say). Waiting would leave the
       // shard without a leader for ever; the promoted replica leads provisionally (see LeadRule).
       context.log().info("Shard {}: every replica {} answered the fence at epoch {} with an empty log, none yet"
-          + " caught up with a leader; no record is held anywhere, so one is promoted", a.id(), a.replicas(), epoch);
+          + " caught up with a leader; no record is held anywhere, so one is promoted", a.id(), a.replicas(),
+          round.epoch());
       fenced = sound;
     }
     ReplicaStatus best = fenced.stream().max(ReplicaStatus::compareLog).orElseThrow();
     Set<Integer> inSync = fenced.stream().filter(r -> r.compareLog(best) == 0).map(ReplicaStatus::brokerId)
         .collect(Collectors.toSet());
-    // The rule chooses in a layout where the shard is leaderless and its move undone: the rule never re-chooses
-    // the leader it replaces nor a move's destination (shown as leader), yet a restarted or fenced leader, or the
-    // destination, may be the only replica holding every committed record.
-    ControlState leaderless = (move == null ? state : state.apply(new MoveAborted(a.id(), epoch, "", now)))
-        .apply(new LeaderPromoted(a.id(), ShardAssignment.NO_LEADER, epoch, a.leader()));
-    Optional<Step> step = Planner.promote(PlacementSnapshots.of(leaderless, available, context.settings()),
-        a.id().stream(), a.id().shard(), inSync);
-    if (step.isEmpty()) {
-      context.log().warn("Shard {} has no live replica among {} holding every committed record; it stays down",
-          a.id(), inSync);
-      return List.of();
-    }
-    rounds.remove(a.id());
-    promised.remove(a.id());
-    boolean leaderReachable = available.contains(a.leader());
+    return Optional.of(new Ready(a, round, inSync, best, fenced.size()));
+  }
+
+  /**
+   * Chooses the leaders of every shard that has its quorum in one pass of the library's promotion rule, over one
+   * layout where these shards are leaderless and their moves undone: the rule never re-chooses the leader it
+   * replaces nor a move's destination (shown as leader), yet a restarted or fenced leader, or the destination, may be
+   * the only replica holding every committed record. Each promotion counts toward its broker before the next.
+   */
+  private List<PlacementEvent> promote(ControlState state, Set<Integer> available, List<Ready> ready, long now) {
+    Set<ShardId> leaderless = ready.stream().map(r -> r.assignment().id()).collect(Collectors.toSet());
+    List<Planner.Promotion> asked = ready.stream()
+        .map(r -> new Planner.Promotion(r.assignment().id().stream(), r.assignment().id().shard(), r.inSync()))
+        .toList();
+    List<Optional<Step>> steps = Planner.promoteAll(
+        PlacementSnapshots.withLeaderless(state, available, context.settings(), leaderless), asked);
     List<PlacementEvent> events = new ArrayList<>();
-    if (move != null) {
-      events.add(new MoveAborted(a.id(), epoch, leaderReachable
-          ? "fenced for over " + context.settings().moveFenceTimeout().toMillis() + " ms, or leader " + a.leader()
-              + " restarted"
-          : "leader " + a.leader() + " was lost", now));
+    for (int i = 0; i < ready.size(); i++) {
+      Ready r = ready.get(i);
+      ShardAssignment a = r.assignment();
+      Optional<Step> step = steps.get(i);
+      if (step.isEmpty()) {
+        context.log().warn("Shard {} has no live replica among {} holding every committed record; it stays down",
+            a.id(), r.inSync());
+        continue;
+      }
+      rounds.remove(a.id());
+      promised.remove(a.id());
+      boolean leaderReachable = available.contains(a.leader());
+      long epoch = r.round().epoch();
+      if (state.moves().containsKey(a.id())) {
+        events.add(new MoveAborted(a.id(), epoch, leaderReachable
+            ? "fenced for over " + context.settings().moveFenceTimeout().toMillis() + " ms, or leader " + a.leader()
+                + " restarted"
+            : "leader " + a.leader() + " was lost", now));
+      }
+      events.add(new LeaderPromoted(a.id(), step.get().to(), epoch, a.leader()));
+      context.log().debug(
+          "Shard {}: leader {} {}; {} of {} replicas fenced at epoch {}, broker {} promoted (log end {}, last epoch {})",
+          a.id(), a.leader(), leaderReachable ? "restarted, does not serve, or its fenced move timed out" : "lost",
+          r.fenced(), a.replicas().size(), epoch, step.get().to(), r.best().logEndOffset(), r.best().lastEpoch());
     }
-    events.add(new LeaderPromoted(a.id(), step.get().to(), epoch, a.leader()));
-    context.log().info(
-        "Shard {}: leader {} {}; {} of {} replicas fenced at epoch {}, broker {} promoted (log end {}, last epoch {})",
-        a.id(), a.leader(), leaderReachable ? "restarted, does not serve, or its fenced move timed out" : "lost",
-        fenced.size(), a.replicas().size(), epoch, step.get().to(), best.logEndOffset(), best.lastEpoch());
     return events;
   }
 

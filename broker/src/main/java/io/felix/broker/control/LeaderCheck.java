@@ -7,6 +7,8 @@ import io.felix.broker.shard.ReplicaRole;
 import io.felix.broker.shard.ReplicaStatus;
 import java.time.Clock;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.TreeMap;
 import java.util.Map;
 import java.util.Set;
 import org.slf4j.Logger;
@@ -34,7 +36,10 @@ final class LeaderCheck {
   private final long intervalMillis;
   private final ReplicaProbe probe;
   private final Logger log;
-  private final Map<ShardId, Long> askedAt = new HashMap<>();
+  /** When each broker was last asked about the shards it leads. */
+  private final Map<Integer, Long> askedAt = new HashMap<>();
+  /** Shards found not serving since the last summary line, by the broker assigned to lead them. */
+  private final Map<Integer, Integer> confirmedByBroker = new TreeMap<>();
   private final Map<ShardId, ShardAssignment> asked = new HashMap<>();
   private final Map<ShardId, Suspect> suspects = new HashMap<>();
 
@@ -45,22 +50,37 @@ final class LeaderCheck {
     this.log = context.log();
   }
 
-  /** Asks the leaders not asked within the interval; forgets what a newer assignment or a move made stale. */
+  /**
+   * Asks every broker that was not asked within the interval about all the shards it leads (one batch per broker);
+   * forgets what a newer assignment or a move made stale; logs, once, the shards found not serving since last time.
+   */
   void ask(ControlState state, Set<Integer> available) {
     long now = clock.millis();
     suspects.entrySet().removeIf(e -> stale(state, e.getKey(), e.getValue().leader(), e.getValue().epoch()));
-    for (ShardAssignment a : state.shards().values()) {
-      if (a.leader() == ShardAssignment.NO_LEADER || !available.contains(a.leader())
-          || state.moves().containsKey(a.id())) {
-        continue;
-      }
-      Long last = askedAt.get(a.id());
-      if ((last == null || now - last >= intervalMillis) && probe.describe(a.leader(), a.id())) {
-        askedAt.put(a.id(), now); // not before its directory is known: a broker just up is asked once it is
-        asked.put(a.id(), a);
+    logConfirmed();
+    Set<Integer> due = new HashSet<>();
+    for (int broker : available) {
+      Long last = askedAt.get(broker);
+      if (last == null || now - last >= intervalMillis) {
+        due.add(broker);
       }
     }
-    askedAt.keySet().retainAll(state.shards().keySet());
+    if (due.isEmpty()) {
+      return;
+    }
+    Set<Integer> unknown = new HashSet<>();
+    for (ShardAssignment a : state.shards().values()) {
+      if (!due.contains(a.leader()) || state.moves().containsKey(a.id())) {
+        continue;
+      }
+      if (probe.describe(a.leader(), a.id())) {
+        asked.put(a.id(), a);
+      } else {
+        unknown.add(a.leader());
+      }
+    }
+    // Not before its directory is known: a broker just up is asked once it is.
+    due.stream().filter(b -> !unknown.contains(b)).forEach(b -> askedAt.put(b, now));
     asked.keySet().retainAll(state.shards().keySet());
   }
 
@@ -83,13 +103,17 @@ final class LeaderCheck {
       suspects.remove(a.id());
       return;
     }
+    if (status.role() == ReplicaRole.STARTING) {
+      return; // still opening its log: it has not had the time to lead, and is not failing
+    }
     long now = clock.millis();
     Suspect suspect = suspects.get(a.id());
     if (suspect == null || suspect.leader() != a.leader() || suspect.epoch() != a.leaderEpoch()) {
       suspects.put(a.id(), new Suspect(a.leader(), a.leaderEpoch(), now, false));
     } else if (!suspect.confirmed() && now - suspect.sinceMillis() >= intervalMillis) {
       suspects.put(a.id(), new Suspect(a.leader(), a.leaderEpoch(), suspect.sinceMillis(), true));
-      log.warn("Shard {}: broker {} is assigned to lead at epoch {} but answers as {} ({}); failing it over",
+      confirmedByBroker.merge(a.leader(), 1, Integer::sum);
+      log.debug("Shard {}: broker {} is assigned to lead at epoch {} but answers as {} ({}); failing it over",
           a.id(), a.leader(), a.leaderEpoch(), status.role().wireName(),
           status.failed() ? "its log failed" : status.hosted() ? "it refuses or lost that epoch" : "no replica");
     }
@@ -109,7 +133,8 @@ final class LeaderCheck {
     }
     Suspect before = suspects.put(shard, new Suspect(brokerId, epoch, clock.millis(), true));
     if (before == null || !before.confirmed()) {
-      log.warn("Shard {}: broker {} reports it is assigned to lead at epoch {} but does not ({}); failing it over",
+      confirmedByBroker.merge(brokerId, 1, Integer::sum);
+      log.debug("Shard {}: broker {} reports it is assigned to lead at epoch {} but does not ({}); failing it over",
           shard, brokerId, epoch, reason);
     }
     return true;
@@ -120,6 +145,14 @@ final class LeaderCheck {
     Suspect suspect = suspects.get(a.id());
     return suspect != null && suspect.confirmed() && suspect.leader() == a.leader()
         && suspect.epoch() == a.leaderEpoch();
+  }
+
+  private void logConfirmed() {
+    if (!confirmedByBroker.isEmpty()) {
+      log.warn("Leader check: assigned leaders that do not lead (shards per broker {}), by their own report or two"
+          + " answers an interval apart; failing those shards over", confirmedByBroker);
+      confirmedByBroker.clear();
+    }
   }
 
   private static boolean stale(ControlState state, ShardId id, int leader, long epoch) {

@@ -15,11 +15,13 @@ import io.felix.broker.security.SecurityEvent;
 import io.felix.broker.security.SecurityHolder;
 import io.felix.broker.shard.NotServingReason;
 import io.felix.broker.shard.ReplicaStatus;
+import io.felix.broker.shard.ReplicaStatuses;
 import io.felix.broker.wire.ControlMessage;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.BiFunction;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -66,9 +68,18 @@ public final class PlacementController
    */
   public sealed interface Command {}
 
-  /** A broker's endpoints, zone and cap (sent by its holder until a table lists it). */
-  public record RegisterBroker(int brokerId, String zone, int maxShards, BrokerEndpoint endpoint)
-      implements Command, ControlMessage {}
+  /**
+   * A broker's endpoints, zone, cap and capacity (sent by its holder until a table lists it).
+   *
+   * @param replicaCapacity the replicas it can host (open-file limit and heap), 0 for unsaid
+   */
+  public record RegisterBroker(int brokerId, String zone, int maxShards, BrokerEndpoint endpoint, int replicaCapacity)
+      implements Command, ControlMessage {
+
+    public RegisterBroker(int brokerId, String zone, int maxShards, BrokerEndpoint endpoint) {
+      this(brokerId, zone, maxShards, endpoint, 0);
+    }
+  }
 
   /** @param config the stream's own settings ({@link StreamConfig#DEFAULTS}: the broker defaults) */
   public record CreateStream(String name, int shards, int replicationFactor, StreamConfig config,
@@ -107,16 +118,26 @@ public final class PlacementController
       implements Command, ControlMessage {}
 
   /**
-   * A replica's answer to a fence ({@code fenceEpoch} > 0) or describe; {@code status} null when it failed. Local
-   * only: the singleton's own ask adapter builds it from the {@code ReplicaStatus} that crossed Artery.
+   * One broker's answer to a batch of fences or describes (see {@link DirectoryProbe}). Local only: the probe's
+   * adapter wraps the {@link ReplicaStatuses} that crossed Artery.
    */
-  public record ReplicaAnswered(int brokerId, ShardId shard, long fenceEpoch, ReplicaStatus status) implements Command {}
+  public record ReplicasAnswered(ReplicaStatuses answer) implements Command {}
+
+  /** A replica assigned to lead {@code shard} at {@code epoch} that does not, and why. */
+  public record NotServing(ShardId shard, long epoch, NotServingReason reason) {}
 
   /**
-   * A replica on {@code brokerId} is assigned to lead {@code shard} at {@code epoch} but does not; it repeats this
-   * every placement interval until a newer epoch or another leader reaches it.
+   * Replicas on {@code brokerId} assigned to lead but not leading, gathered by its {@link NotServingReports} (each
+   * replica repeats its report every placement interval until a newer epoch or another leader reaches it).
    */
-  public record LeaderNotServing(ShardId shard, int brokerId, long epoch, NotServingReason reason)
+  public record LeadersNotServing(int brokerId, List<NotServing> reports) implements Command, ControlMessage {
+    public LeadersNotServing {
+      reports = List.copyOf(reports);
+    }
+  }
+
+  /** A holder that missed a table change (a gap in the versions): it gets the whole table. */
+  public record TableWanted(int brokerId, long heldVersion, ActorRef<AssignmentHolder.Command> holder)
       implements Command, ControlMessage {}
 
   /**
@@ -137,6 +158,12 @@ public final class PlacementController
   private record Listed(Receptionist.Listing listing) implements Command {}
 
   private enum ProgressTick implements Command { INSTANCE }
+
+  /**
+   * Progress at once (an answer may complete a round), coalesced: however many answers arrive together, one pass over
+   * the rounds runs after them, not one per answer.
+   */
+  private enum ProgressNow implements Command { INSTANCE }
 
   /** A holder's answer to {@link AssignmentHolder.GetTable}: the table its broker holds. */
   private record TableHeld(AssignmentTable table) implements Command {}
@@ -163,6 +190,8 @@ public final class PlacementController
    */
   private int heldTablesAwaited = -1;
   private boolean publishing;
+  private boolean progressQueued;
+  private final TablePublisher tables = new TablePublisher();
   private final SecurityPublishing security = new SecurityPublishing();
   private ControlView.LastPass lastPass = ControlView.LastPass.NONE;
 
@@ -272,13 +301,18 @@ public final class PlacementController
         .onCommand(AllocateProducerIds.class, this::onAllocateProducerIds)
         .onCommand(ChangeSecurity.class, (s, c) -> reply(SecurityDecisions.decide(s.security(), c.change()),
             c.replyTo(), null))
-        .onCommand(ReplicaAnswered.class, this::onReplicaAnswered)
-        .onCommand(LeaderNotServing.class, this::onLeaderNotServing)
+        .onCommand(ReplicasAnswered.class, this::onReplicasAnswered)
+        .onCommand(LeadersNotServing.class, this::onLeadersNotServing)
+        .onCommand(TableWanted.class, this::onTableWanted)
         .onCommand(PeersSuspected.class, this::onPeersSuspected)
         .onCommand(PlacementTick.class, this::onPlacementTick)
         .onCommand(MembershipChanged.class, this::onMembershipChanged)
         .onCommand(Listed.class, this::onListed)
         .onCommand(ProgressTick.class, (s, c) -> onProgress(s))
+        .onCommand(ProgressNow.class, (s, c) -> {
+          progressQueued = false;
+          return onProgress(s);
+        })
         .onCommand(TableHeld.class, this::onTableHeld)
         .onCommand(HeldTablesWaitOver.class, (s, c) -> {
           startPublishing(s);
@@ -323,11 +357,7 @@ public final class PlacementController
 
   private void afterPersist(List<PlacementEvent> events, ControlState state) {
     for (PlacementEvent event : events) {
-      if (event instanceof ShardPlaced) {
-        context.getLog().debug("Decided {}", event);
-      } else {
-        context.getLog().info("Decided {}", event);
-      }
+      DecisionLog.log(context.getLog(), event);
       if (event instanceof MoveCompleted || event instanceof MoveAborted) {
         metrics.moveFinished(event instanceof MoveCompleted);
       }
@@ -340,13 +370,12 @@ public final class PlacementController
     }
   }
 
+  /** Pushes the table to every holder: as a change of the last one pushed where it can (see {@link TableDeltas}). */
   private void publish(ControlState state) {
     security.publish(state.security());
-    if (!publishing) {
-      return;
+    if (publishing) {
+      tables.publish(state.table(), holders);
     }
-    List<AssignmentHolder.Command> publish = TableChunks.publishing(state.table());
-    holders.forEach(holder -> publish.forEach(holder::tell));
   }
 
   /**
@@ -368,33 +397,56 @@ public final class PlacementController
     return Effect().none();
   }
 
-  private Effect<PlacementEvent, ControlState> onReplicaAnswered(ControlState state, ReplicaAnswered answer) {
-    if (answer.status() == null) {
-      return Effect().none();
+  private Effect<PlacementEvent, ControlState> onReplicasAnswered(ControlState state, ReplicasAnswered answered) {
+    Map<ShardId, Long> fenceEpochs = probe.answered(answered.answer().requestId());
+    for (ReplicaStatus status : answered.answer().statuses()) {
+      long fenceEpoch = fenceEpochs.getOrDefault(status.id(), 0L);
+      failovers.answered(status, fenceEpoch);
+      moves.answered(status, fenceEpoch);
+      leaders.answered(status, fenceEpoch);
     }
-    failovers.answered(answer.status(), answer.fenceEpoch());
-    moves.answered(answer.status(), answer.fenceEpoch());
-    leaders.answered(answer.status(), answer.fenceEpoch());
-    return onProgress(state); // an answer may complete a failover round or a move step: no need to wait a tick
+    return progressSoon(); // answers may complete failover rounds or move steps: no need to wait a tick
   }
 
-  private Effect<PlacementEvent, ControlState> onLeaderNotServing(ControlState state, LeaderNotServing report) {
-    if (!leaders.reported(state, report.shard(), report.brokerId(), report.epoch(), report.reason())) {
-      return Effect().none();
+  private Effect<PlacementEvent, ControlState> onLeadersNotServing(ControlState state, LeadersNotServing batch) {
+    boolean any = false;
+    for (NotServing report : batch.reports()) {
+      any |= leaders.reported(state, report.shard(), batch.brokerId(), report.epoch(), report.reason());
     }
-    return onProgress(state); // its failover round starts now, not at the next tick
+    return any ? progressSoon() : Effect().none(); // their failover rounds start now, not at the next tick
+  }
+
+  private Effect<PlacementEvent, ControlState> onTableWanted(ControlState state, TableWanted wanted) {
+    if (publishing) {
+      context.getLog().debug("Broker {} holds table v{} and missed a change: sending it table v{} whole",
+          wanted.brokerId(), wanted.heldVersion(), state.tableVersion());
+      tables.publishWhole(state.table(), wanted.holder());
+    }
+    return Effect().none();
+  }
+
+  /** Queues one {@link ProgressNow} behind whatever is already in the inbox, unless one is queued already. */
+  private Effect<PlacementEvent, ControlState> progressSoon() {
+    if (!progressQueued) {
+      progressQueued = true;
+      context.getSelf().tell(ProgressNow.INSTANCE);
+    }
+    return Effect().none();
   }
 
   private Effect<PlacementEvent, ControlState> onPeersSuspected(ControlState state, PeersSuspected report) {
     if (!liveness.suspected(report.brokerId(), Set.copyOf(report.suspected()))) {
       return Effect().none();
     }
-    return onProgress(state); // a broker a majority now suspects fails over at once, not at the next tick
+    return progressSoon(); // a broker a majority now suspects fails over at once, not at the next tick
   }
 
   private Effect<PlacementEvent, ControlState> onPlacementTick(ControlState state, PlacementTick tick) {
     refreshLiveness(state);
-    publish(state); // Artery delivers at most once: resending lets a broker that missed a table catch up
+    security.publish(state.security());
+    if (publishing) { // Artery delivers at most once: a holder that missed a change learns so and asks again
+      tables.remind(state.tableVersion(), holders);
+    }
     PlacementDecisions.Pass pass;
     try {
       pass = decisions.pass(state, liveness.available(), failingOver(state), clock.millis());
@@ -444,8 +496,7 @@ public final class PlacementController
         startPublishing(state);
       }
     } else if (publishing) {
-      List<AssignmentHolder.Command> publish = TableChunks.publishing(state.table());
-      added.forEach(holder -> publish.forEach(holder::tell));
+      added.forEach(holder -> tables.publishWhole(state.table(), holder));
     }
     return Effect().none();
   }
@@ -492,8 +543,13 @@ public final class PlacementController
     Set<Integer> available = liveness.available();
     leaders.ask(state, available);
     Set<ShardId> failingOver = failingOver(state);
-    List<PlacementEvent> events = new ArrayList<>(failovers.progress(state, available, failingOver));
+    List<PlacementEvent> events = new ArrayList<>();
+    List<PlacementEvent> failover = failovers.progress(state, available, failingOver);
+    if (!failover.isEmpty()) {
+      events.add(PlacementEvent.FailoverDecided.of(failover));
+    }
     events.addAll(moves.progress(state, available, failingOver));
+    probe.flush(); // what the rounds, moves and the leader check asked, one message per broker
     return events.isEmpty() ? Effect().none() : persist(events);
   }
 

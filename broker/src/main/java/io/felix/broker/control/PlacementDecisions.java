@@ -16,6 +16,8 @@ import io.felix.broker.control.PlacementEvent.StreamConfigChanged;
 import io.felix.broker.control.PlacementEvent.StreamCreated;
 import io.felix.broker.control.PlacementEvent.StreamShardsAdded;
 import io.felix.broker.control.PlacementEvent.StreamDeleted;
+import io.felix.broker.control.PlacementEvent.ShardPlaced;
+import io.felix.broker.control.PlacementEvent.ShardsPlaced;
 import io.felix.placement.Action;
 import io.felix.placement.ClusterSnapshot;
 import io.felix.placement.InvalidLayoutException;
@@ -25,6 +27,7 @@ import io.felix.placement.Step;
 import io.felix.broker.assignment.InternalStreams;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -55,10 +58,10 @@ public final class PlacementDecisions {
   public List<PlacementEvent> register(ControlState state, PlacementController.RegisterBroker r) {
     BrokerRecord known = state.brokers().get(r.brokerId());
     if (known != null && known.zone().equals(r.zone()) && known.maxShards() == r.maxShards()
-        && known.endpoint().equals(r.endpoint())) {
+        && known.endpoint().equals(r.endpoint()) && known.replicaCapacity() == r.replicaCapacity()) {
       return List.of();
     }
-    return List.of(new BrokerJoined(r.brokerId(), r.zone(), r.maxShards(), r.endpoint()));
+    return List.of(new BrokerJoined(r.brokerId(), r.zone(), r.maxShards(), r.endpoint(), r.replicaCapacity()));
   }
 
   public Decision createStream(ControlState state, Set<Integer> available, String name, int shards, int rf) {
@@ -101,14 +104,13 @@ public final class PlacementDecisions {
     ClusterSnapshot snapshot = PlacementSnapshots.withNewStream(
         PlacementSnapshots.of(state, available, settings), name, shards, rf);
     Plan plan = Planner.plan(snapshot);
-    List<PlacementEvent> events = new ArrayList<>();
-    events.add(new StreamCreated(name, shards, rf, UUID.randomUUID(), config));
-    for (Step step : plan.steps()) {
-      if (step.action() == Action.PLACE && step.group().equals(name)) {
-        events.add(PlacementSnapshots.placed(step));
-      }
+    List<ShardPlaced> placed = placedOf(plan, name, 0);
+    Optional<String> overCapacity = ReplicaCapacityCheck.refusal(state, placed);
+    if (overCapacity.isPresent()) {
+      return Decision.refuse(ControlReply.invalid("shards: " + overCapacity.get()));
     }
-    return new Decision(events, ControlReply.done("stream '" + name + "' created with " + shards + " shards"));
+    return new Decision(List.of(new StreamCreated(name, shards, rf, UUID.randomUUID(), config, placed)),
+        ControlReply.done("stream '" + name + "' created with " + shards + " shards"));
   }
 
   /**
@@ -140,12 +142,13 @@ public final class PlacementDecisions {
     if (shards != null && shards > stream.shards()) {
       Plan plan = Planner.plan(PlacementSnapshots.withShardCount(PlacementSnapshots.of(state, available, settings),
           name, shards));
-      events.add(new StreamShardsAdded(name, shards));
-      for (Step step : plan.steps()) {
-        if (step.action() == Action.PLACE && step.group().equals(name) && step.shard() >= stream.shards()) {
-          events.add(PlacementSnapshots.placed(step));
-        }
+      List<ShardPlaced> placed = placedOf(plan, name, stream.shards());
+      Optional<String> overCapacity = ReplicaCapacityCheck.refusal(state, placed);
+      if (overCapacity.isPresent()) {
+        return Decision.refuse(ControlReply.invalid("shards: " + overCapacity.get()));
       }
+      events.add(new StreamShardsAdded(name, shards));
+      events.add(new ShardsPlaced(placed));
     }
     if (events.isEmpty()) {
       return Decision.refuse(ControlReply.done("stream '" + name + "' already has these settings"));
@@ -279,16 +282,31 @@ public final class PlacementDecisions {
       throw new IllegalStateException("the placement state is not a valid layout: " + e.getMessage(), e);
     }
     List<PlacementEvent> events = new ArrayList<>();
+    List<ShardPlaced> placed = new ArrayList<>();
     long moveId = state.nextMoveId();
     for (Step step : plan.steps()) {
       if (step.action() == Action.PLACE) {
-        events.add(PlacementSnapshots.placed(step));
+        placed.add(PlacementSnapshots.placed(step));
       } else if (step.action() == Action.MOVE && mayStartMove(state, available, failingOver,
           new ShardId(step.group(), step.shard()))) {
         events.add(PlacementSnapshots.moveStarted(step, state, moveId++, nowMillis));
       }
     }
+    if (!placed.isEmpty()) {
+      events.add(0, new ShardsPlaced(placed));
+    }
     return new Pass(events, plan);
+  }
+
+  /** The plan's placements of the stream's shards numbered {@code from} and up (the new ones). */
+  private static List<ShardPlaced> placedOf(Plan plan, String stream, int from) {
+    List<ShardPlaced> placed = new ArrayList<>();
+    for (Step step : plan.steps()) {
+      if (step.action() == Action.PLACE && step.group().equals(stream) && step.shard() >= from) {
+        placed.add(PlacementSnapshots.placed(step));
+      }
+    }
+    return placed;
   }
 
   private static boolean mayStartMove(ControlState state, Set<Integer> available, Set<ShardId> failingOver,

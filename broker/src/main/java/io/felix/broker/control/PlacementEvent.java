@@ -15,8 +15,18 @@ import java.util.UUID;
  */
 public sealed interface PlacementEvent extends JournalRecord {
 
-  /** A broker announced itself (first time, or again with changed endpoints, zone or cap). */
-  record BrokerJoined(int brokerId, String zone, int maxShards, BrokerEndpoint endpoint) implements PlacementEvent {}
+  /**
+   * A broker announced itself (first time, or again with changed endpoints, zone, cap or capacity).
+   *
+   * @param replicaCapacity the replicas it can host, from its open-file limit and heap; 0 when not said (journals
+   *     written before this field)
+   */
+  record BrokerJoined(int brokerId, String zone, int maxShards, BrokerEndpoint endpoint, int replicaCapacity)
+      implements PlacementEvent {
+    public BrokerJoined(int brokerId, String zone, int maxShards, BrokerEndpoint endpoint) {
+      this(brokerId, zone, maxShards, endpoint, 0);
+    }
+  }
 
   /** An operator asked for every shard to be moved off the broker; it takes nothing new. */
   record BrokerDraining(int brokerId) implements PlacementEvent {}
@@ -28,12 +38,17 @@ public sealed interface PlacementEvent extends JournalRecord {
   record BrokerRemoved(int brokerId) implements PlacementEvent {}
 
   /**
+   * A stream was created, with the first assignment of every shard: one event however many shards, so a 10,000-shard
+   * stream is one journal write and one fold.
+   *
    * @param incarnation new for every creation (null in journals written before incarnations: then the stream's
    *     {@link io.felix.broker.assignment.ShardAssignment#legacyIncarnation})
    * @param config the stream's own settings (null in journals written before them: {@link StreamConfig#DEFAULTS})
+   * @param placed each shard's first assignment (null in journals written before this field: there separate
+   *     {@link ShardPlaced} events followed)
    */
-  record StreamCreated(String stream, int shards, int replicationFactor, UUID incarnation, StreamConfig config)
-      implements PlacementEvent {
+  record StreamCreated(String stream, int shards, int replicationFactor, UUID incarnation, StreamConfig config,
+      List<ShardPlaced> placed) implements PlacementEvent {
     public StreamCreated {
       if (incarnation == null) {
         incarnation = ShardAssignment.legacyIncarnation(stream);
@@ -41,11 +56,17 @@ public sealed interface PlacementEvent extends JournalRecord {
       if (config == null) {
         config = StreamConfig.DEFAULTS;
       }
+      placed = placed == null ? List.of() : List.copyOf(placed);
     }
 
-    /** A stream with the default settings. */
+    /** A stream with the default settings whose shards are placed by separate events. */
     public StreamCreated(String stream, int shards, int replicationFactor, UUID incarnation) {
-      this(stream, shards, replicationFactor, incarnation, null);
+      this(stream, shards, replicationFactor, incarnation, null, null);
+    }
+
+    /** A stream whose shards are placed by separate events. */
+    public StreamCreated(String stream, int shards, int replicationFactor, UUID incarnation, StreamConfig config) {
+      this(stream, shards, replicationFactor, incarnation, config, null);
     }
   }
 
@@ -57,6 +78,41 @@ public sealed interface PlacementEvent extends JournalRecord {
 
   /** Failover: the replicas of a majority were fenced at {@code epoch} and {@code leader} holds every committed record. */
   record LeaderPromoted(ShardId shard, int leader, long epoch, int previousLeader) implements PlacementEvent {}
+
+  /** Several new shards placed at once (a placement pass, shards added to a stream): one event, one fold. */
+  record ShardsPlaced(List<ShardPlaced> placed) implements PlacementEvent {
+    public ShardsPlaced {
+      placed = List.copyOf(placed);
+    }
+  }
+
+  /**
+   * What one failover pass decided, as one event whatever the number of shards: the moves it aborted, then the leaders
+   * it promoted (folded in that order; a shard's abort and promotion carry the same epoch).
+   */
+  record FailoverDecided(List<MoveAborted> aborted, List<LeaderPromoted> promoted) implements PlacementEvent {
+    public FailoverDecided {
+      aborted = aborted == null ? List.of() : List.copyOf(aborted);
+      promoted = promoted == null ? List.of() : List.copyOf(promoted);
+    }
+
+    /** The pass's decisions ({@link MoveAborted} and {@link LeaderPromoted}, as {@link FailoverRounds} returns them). */
+    static FailoverDecided of(List<PlacementEvent> decisions) {
+      List<MoveAborted> aborted = new java.util.ArrayList<>();
+      List<LeaderPromoted> promoted = new java.util.ArrayList<>();
+      for (PlacementEvent d : decisions) {
+        if (d instanceof MoveAborted m) {
+          aborted.add(m);
+        } else if (d instanceof LeaderPromoted p) {
+          promoted.add(p);
+        } else {
+          throw new IllegalArgumentException("a failover decides promotions and aborted moves only, not " + d);
+        }
+      }
+      return new FailoverDecided(aborted, promoted);
+    }
+  }
+
 
   /**
    * A move began. {@code staged}: {@code to} holds no replica and receives a full copy as a learner first.

@@ -37,6 +37,15 @@ public final class PlacementSnapshots {
 
   /** The live cluster as the library sees it; brokers not in {@code available} are down. */
   public static ClusterSnapshot of(ControlState state, Set<Integer> available, ControlSettings settings) {
+    return withLeaderless(state, available, settings, Set.of());
+  }
+
+  /**
+   * The live cluster with the shards in {@code leaderless} shown without a leader and without their moves in flight:
+   * the layout a failover round's promotions are chosen in (see {@link FailoverRounds}).
+   */
+  public static ClusterSnapshot withLeaderless(ControlState state, Set<Integer> available, ControlSettings settings,
+      Set<ShardId> leaderless) {
     List<Broker> brokers = new ArrayList<>();
     for (BrokerRecord b : state.brokers().values()) {
       BrokerState brokerState = !available.contains(b.id()) ? BrokerState.DOWN
@@ -49,9 +58,11 @@ public final class PlacementSnapshots {
             : Group.stream(s.name(), s.shards(), s.replicationFactor()))
         .toList();
     List<Assignment> assignments = state.shards().values().stream()
-        .map(a -> new Assignment(a.id().stream(), a.id().shard(), a.leader(), a.replicas()))
+        .map(a -> new Assignment(a.id().stream(), a.id().shard(),
+            leaderless.contains(a.id()) ? ShardAssignment.NO_LEADER : a.leader(), a.replicas()))
         .toList();
     List<MoveInFlight> moves = state.moves().values().stream()
+        .filter(m -> !leaderless.contains(m.shard()))
         .map(m -> new MoveInFlight(m.shard().stream(), m.shard().shard(), m.from(), m.to()))
         .toList();
     return new ClusterSnapshot(brokers, groups, assignments, moves, settings(settings, state.paused()));

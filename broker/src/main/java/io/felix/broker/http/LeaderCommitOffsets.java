@@ -2,20 +2,19 @@ package io.felix.broker.http;
 
 import io.felix.broker.assignment.AssignmentTable;
 import io.felix.broker.assignment.ShardAssignment;
-import io.felix.broker.shard.ReplicaDirectory;
+import io.felix.broker.assignment.ShardId;
+import io.felix.broker.shard.ReplicaRole;
 import io.felix.broker.shard.ReplicaStatus;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
+import java.util.TreeMap;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
-import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
-import org.apache.pekko.actor.typed.javadsl.AskPattern;
 
-/** Each shard's commit offset as its leader's replica reports it (DescribeReplica), for GET /v1/streams/{name}. */
+/** Each shard's commit offset as its leader's replica reports it (one DescribeReplicas per leader broker), for GET /v1/streams/{name}. */
 public final class LeaderCommitOffsets implements AdminRoutes.CommitOffsets {
 
   private final ActorSystem<?> system;
@@ -29,24 +28,18 @@ public final class LeaderCommitOffsets implements AdminRoutes.CommitOffsets {
   @Override
   public CompletionStage<Map<Integer, Long>> of(AssignmentTable table, String stream) {
     return BrokerDirectories.find(system, timeout).thenCompose(directories -> {
-      Map<Integer, Long> offsets = new ConcurrentHashMap<>();
-      List<CompletableFuture<Void>> asks = new ArrayList<>();
+      Map<Integer, List<ShardId>> byLeader = new TreeMap<>();
       for (ShardAssignment a : table.shards().values()) {
-        ActorRef<ReplicaDirectory.Command> leader = directories.get(a.leader());
-        if (!a.id().stream().equals(stream) || leader == null) {
-          continue;
+        if (a.id().stream().equals(stream) && a.leader() != ShardAssignment.NO_LEADER) {
+          byLeader.computeIfAbsent(a.leader(), b -> new ArrayList<>()).add(a.id());
         }
-        CompletionStage<ReplicaStatus> status = AskPattern.ask(leader,
-            replyTo -> new ReplicaDirectory.DescribeReplica(a.id(), replyTo), timeout, system.scheduler());
-        asks.add(status.toCompletableFuture()
-            .thenAccept(s -> {
-              if (s.hosted()) {
-                offsets.put(a.id().shard(), s.commitOffset());
-              }
-            })
-            .exceptionally(failure -> null));
       }
-      return CompletableFuture.allOf(asks.toArray(CompletableFuture[]::new)).thenApply(done -> Map.copyOf(offsets));
+      return BatchedDescribe.of(system, timeout, directories, byLeader).thenApply(answered -> {
+        Map<Integer, Long> offsets = new HashMap<>();
+        answered.stream().filter(ReplicaStatus::hosted).filter(s -> s.role() != ReplicaRole.STARTING)
+            .forEach(s -> offsets.put(s.id().shard(), s.commitOffset()));
+        return offsets;
+      });
     });
   }
 }

@@ -7,6 +7,7 @@ import io.felix.broker.config.BrokerSettings;
 import io.felix.broker.control.AssignmentHolder;
 import io.felix.broker.control.ControlSettings;
 import io.felix.broker.control.DirectoryProbe;
+import io.felix.broker.control.NotServingReports;
 import io.felix.broker.control.ClosedPeerDowner;
 import io.felix.broker.control.PeerSuspicionReporter;
 import io.felix.broker.control.PlacementController;
@@ -47,6 +48,13 @@ final class BrokerGuardian {
   record Started(DataPlane dataPlane, ActorRef<PlacementController.Command> singleton,
       ActorRef<AssignmentHolder.Command> holder, AdminServer admin, BrokerEndpoint endpoint) {}
 
+  /**
+   * How long replicas' reports that they are assigned to lead but do not are gathered before they go to the
+   * singleton as one message: short against the failover it starts, long enough that a thousand replicas refusing
+   * at once (a restart) make one message.
+   */
+  private static final Duration NOT_SERVING_BATCH_INTERVAL = Duration.ofMillis(100);
+
   private BrokerGuardian() {}
 
   /** {@code started} completes once every listener is bound, or exceptionally (the system then stops). */
@@ -73,9 +81,9 @@ final class BrokerGuardian {
                     new DirectoryProbe(singletonContext, listings, control.replicaTimeout())))
                 .onFailure(SupervisorStrategy.restartWithBackoff(Duration.ofMillis(200), Duration.ofSeconds(5), 0.2)),
             "placement"));
-    dataPlane.registry().reportNotServingTo((shard, brokerId, epoch, reason) ->
-        singleton.tell(new PlacementController.LeaderNotServing(shard, brokerId, epoch, reason)),
-        control.placementInterval());
+    ActorRef<NotServingReports.Command> notServing = context.spawn(
+        NotServingReports.create(broker.id(), singleton, NOT_SERVING_BATCH_INTERVAL), "not-serving-reports");
+    dataPlane.registry().reportNotServingTo(NotServingReports.sink(notServing), control.placementInterval());
     ActorRef<ProducerIdIssuer.Command> producerIds = context.spawn(
         ProducerIdIssuer.create(broker.id(), singleton, http.singletonTimeout()), "producer-id-issuer");
     dataPlane.useProducerIds(ProducerIdIssuer.source(producerIds));

@@ -34,10 +34,24 @@ public final class BrokerMain implements Callable<Integer> {
   private BrokerMain() {}
 
   public static void main(String[] args) {
+    useAPoolForAsyncCallbacks();
     int code = new CommandLine(new BrokerMain()).execute(args);
     // Not System.exit(0): after a SIGTERM the shutdown hooks are running, and exit would block for ever.
     if (code != 0) {
       System.exit(code);
+    }
+  }
+
+  /**
+   * With the common fork-join pool's default parallelism (cores - 1), a 2-core machine gets a pool of 1, and then
+   * CompletableFuture runs every async callback on a new thread; Pekko's asks hand back Scala futures converted to
+   * CompletionStages, whose callbacks are all async, so each ask made a thread. Set before the pool exists, so it
+   * must be the first thing main does; a value the operator gave (-D) is kept.
+   */
+  private static void useAPoolForAsyncCallbacks() {
+    String key = "java.util.concurrent.ForkJoinPool.common.parallelism";
+    if (System.getProperty(key) == null) {
+      System.setProperty(key, Integer.toString(Math.max(2, Runtime.getRuntime().availableProcessors())));
     }
   }
 

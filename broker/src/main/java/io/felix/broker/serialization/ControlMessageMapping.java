@@ -52,6 +52,15 @@ import io.felix.protocol.control.GetTableMsg;
 import io.felix.protocol.control.GetViewMsg;
 import io.felix.protocol.control.LastPassMsg;
 import io.felix.protocol.control.LeaderNotServingMsg;
+import io.felix.protocol.control.LeadersNotServingMsg;
+import io.felix.protocol.control.FenceShardsMsg;
+import io.felix.protocol.control.ShardEpochMsg;
+import io.felix.protocol.control.DescribeReplicasMsg;
+import io.felix.protocol.control.ReplicaStatusesMsg;
+import io.felix.protocol.control.PublishDeltaMsg;
+import io.felix.protocol.control.TableVersionMsg;
+import io.felix.protocol.control.TableWantedMsg;
+import io.felix.broker.shard.ReplicaStatuses;
 import io.felix.protocol.control.PeersSuspectedMsg;
 import io.felix.protocol.control.NotServingReasonMsg;
 import io.felix.broker.shard.NotServingReason;
@@ -128,6 +137,27 @@ final class ControlMessageMapping {
             p -> new ReplicaDirectory.DescribeReplica(ShardRefs.toId(p.getShard()), ref(p.getReplyTo()))),
         bind("S", ReplicaStatus.class, ControlMessageMapping::status, ReplicaStatusMsg.parser(),
             ControlMessageMapping::status),
+        bind("FSB", ReplicaDirectory.FenceShards.class,
+            m -> FenceShardsMsg.newBuilder().setRequestId(m.requestId()).setTimeoutMillis(m.timeoutMillis())
+                .addAllShards(m.epochs().entrySet().stream().map(e -> ShardEpochMsg.newBuilder()
+                    .setShard(ShardRefs.toRef(e.getKey())).setEpoch(e.getValue()).build()).toList())
+                .setReplyTo(ref(m.replyTo())).build(),
+            FenceShardsMsg.parser(),
+            p -> new ReplicaDirectory.FenceShards(p.getRequestId(), p.getShardsList().stream().collect(
+                Collectors.toMap(e -> ShardRefs.toId(e.getShard()), ShardEpochMsg::getEpoch, Math::max)),
+                p.getTimeoutMillis(), ref(p.getReplyTo()))),
+        bind("DRB", ReplicaDirectory.DescribeReplicas.class,
+            m -> DescribeReplicasMsg.newBuilder().setRequestId(m.requestId()).setTimeoutMillis(m.timeoutMillis())
+                .addAllShards(m.shards().stream().map(ShardRefs::toRef).toList()).setReplyTo(ref(m.replyTo())).build(),
+            DescribeReplicasMsg.parser(),
+            p -> new ReplicaDirectory.DescribeReplicas(p.getRequestId(),
+                p.getShardsList().stream().map(ShardRefs::toId).toList(), p.getTimeoutMillis(), ref(p.getReplyTo()))),
+        bind("RSS", ReplicaStatuses.class,
+            m -> ReplicaStatusesMsg.newBuilder().setRequestId(m.requestId()).setBrokerId(m.brokerId())
+                .addAllStatuses(m.statuses().stream().map(ControlMessageMapping::status).toList()).build(),
+            ReplicaStatusesMsg.parser(),
+            p -> new ReplicaStatuses(p.getRequestId(), p.getBrokerId(),
+                p.getStatusesList().stream().map(ControlMessageMapping::status).toList())),
         bind("DG", ReplicaDirectory.DigestReplica.class,
             m -> DigestReplicaMsg.newBuilder().setShard(ShardRefs.toRef(m.id())).setBelow(m.below())
                 .setReplyTo(ref(m.replyTo())).build(),
@@ -148,15 +178,24 @@ final class ControlMessageMapping {
         bind("AD", AssignmentHolder.Advertise.class,
             m -> AdvertiseMsg.newBuilder().setEndpoint(endpoint(m.endpoint())).build(),
             AdvertiseMsg.parser(), p -> new AssignmentHolder.Advertise(endpoint(p.getEndpoint()))),
+        bind("PD", AssignmentHolder.PublishDelta.class,
+            m -> PublishDeltaMsg.newBuilder().setBaseVersion(m.baseVersion()).setChanges(table(m.changes()))
+                .addAllRemoved(m.removed().stream().map(ShardRefs::toRef).toList()).build(),
+            PublishDeltaMsg.parser(),
+            p -> new AssignmentHolder.PublishDelta(p.getBaseVersion(), table(p.getChanges()),
+                p.getRemovedList().stream().map(ShardRefs::toId).toList())),
+        bind("TV", AssignmentHolder.TableVersion.class,
+            m -> TableVersionMsg.newBuilder().setVersion(m.version()).build(),
+            TableVersionMsg.parser(), p -> new AssignmentHolder.TableVersion(p.getVersion())),
         bind("GT", AssignmentHolder.GetTable.class, m -> GetTableMsg.newBuilder().setReplyTo(ref(m.replyTo())).build(),
             GetTableMsg.parser(), p -> new AssignmentHolder.GetTable(ref(p.getReplyTo()))),
 
         bind("RB", PlacementController.RegisterBroker.class,
             m -> RegisterBrokerMsg.newBuilder().setBrokerId(m.brokerId()).setZone(m.zone()).setMaxShards(m.maxShards())
-                .setEndpoint(endpoint(m.endpoint())).build(),
+                .setEndpoint(endpoint(m.endpoint())).setReplicaCapacity(m.replicaCapacity()).build(),
             RegisterBrokerMsg.parser(),
             p -> new PlacementController.RegisterBroker(p.getBrokerId(), p.getZone(), p.getMaxShards(),
-                endpoint(p.getEndpoint()))),
+                endpoint(p.getEndpoint()), p.getReplicaCapacity())),
         bind("CS", PlacementController.CreateStream.class,
             m -> CreateStreamMsg.newBuilder().setName(m.name()).setShards(m.shards())
                 .setReplicationFactor(m.replicationFactor()).setReplyTo(ref(m.replyTo()))
@@ -189,13 +228,21 @@ final class ControlMessageMapping {
             p -> new PlacementController.StartMove(p.getStream(), p.getShard(), p.getTo(), ref(p.getReplyTo()))),
         bind("GV", PlacementController.GetView.class, m -> GetViewMsg.newBuilder().setReplyTo(ref(m.replyTo())).build(),
             GetViewMsg.parser(), p -> new PlacementController.GetView(ref(p.getReplyTo()))),
-        bind("LN", PlacementController.LeaderNotServing.class,
-            m -> LeaderNotServingMsg.newBuilder().setShard(ShardRefs.toRef(m.shard())).setBrokerId(m.brokerId())
-                .setLeaderEpoch(m.epoch())
-                .setReason(toWire(m.reason(), NotServingReasonMsg.class, "NOT_SERVING_REASON_")).build(),
-            LeaderNotServingMsg.parser(),
-            p -> new PlacementController.LeaderNotServing(ShardRefs.toId(p.getShard()), p.getBrokerId(),
-                p.getLeaderEpoch(), fromWire(p.getReason(), NotServingReason.class, "NOT_SERVING_REASON_"))),
+        bind("LNS", PlacementController.LeadersNotServing.class,
+            m -> LeadersNotServingMsg.newBuilder().setBrokerId(m.brokerId())
+                .addAllReports(m.reports().stream().map(r -> LeaderNotServingMsg.newBuilder()
+                    .setShard(ShardRefs.toRef(r.shard())).setBrokerId(m.brokerId()).setLeaderEpoch(r.epoch())
+                    .setReason(toWire(r.reason(), NotServingReasonMsg.class, "NOT_SERVING_REASON_")).build()).toList())
+                .build(),
+            LeadersNotServingMsg.parser(),
+            p -> new PlacementController.LeadersNotServing(p.getBrokerId(), p.getReportsList().stream()
+                .map(r -> new PlacementController.NotServing(ShardRefs.toId(r.getShard()), r.getLeaderEpoch(),
+                    fromWire(r.getReason(), NotServingReason.class, "NOT_SERVING_REASON_"))).toList())),
+        bind("TW", PlacementController.TableWanted.class,
+            m -> TableWantedMsg.newBuilder().setBrokerId(m.brokerId()).setHeldVersion(m.heldVersion())
+                .setHolder(ref(m.holder())).build(),
+            TableWantedMsg.parser(),
+            p -> new PlacementController.TableWanted(p.getBrokerId(), p.getHeldVersion(), ref(p.getHolder()))),
         bind("PS", PlacementController.PeersSuspected.class,
             m -> PeersSuspectedMsg.newBuilder().setBrokerId(m.brokerId()).addAllSuspected(m.suspected()).build(),
             PeersSuspectedMsg.parser(),
@@ -436,7 +483,8 @@ final class ControlMessageMapping {
     ControlStateMsg.Builder b = ControlStateMsg.newBuilder().setPaused(s.paused()).setTableVersion(s.tableVersion())
         .setNextMoveId(s.nextMoveId()).setNextProducerId(s.nextProducerId());
     s.brokers().values().forEach(r -> b.addBrokers(BrokerRecordMsg.newBuilder().setId(r.id()).setZone(r.zone())
-        .setMaxShards(r.maxShards()).setEndpoint(endpoint(r.endpoint())).setDraining(r.draining())));
+        .setMaxShards(r.maxShards()).setEndpoint(endpoint(r.endpoint())).setDraining(r.draining())
+        .setReplicaCapacity(r.replicaCapacity())));
     s.streams().values().forEach(r -> b.addStreams(StreamRecordMsg.newBuilder().setName(r.name())
         .setShards(r.shards()).setReplicationFactor(r.replicationFactor())
         .setIncarnation(r.incarnation().toString()).setConfig(streamConfig(r.config()))));
@@ -450,7 +498,7 @@ final class ControlMessageMapping {
   private static ControlState state(ControlStateMsg m) {
     Map<Integer, BrokerRecord> brokers = new HashMap<>();
     m.getBrokersList().forEach(r -> brokers.put(r.getId(), new BrokerRecord(r.getId(), r.getZone(), r.getMaxShards(),
-        endpoint(r.getEndpoint()), r.getDraining())));
+        endpoint(r.getEndpoint()), r.getDraining(), r.getReplicaCapacity())));
     Map<String, StreamRecord> streams = new HashMap<>();
     m.getStreamsList().forEach(r -> streams.put(r.getName(), new StreamRecord(r.getName(), r.getShards(),
         r.getReplicationFactor(), incarnation(r.getIncarnation()), streamConfig(r.getConfig()))));

@@ -17,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -27,6 +28,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -45,8 +47,8 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
   public static final ServiceKey<Command> SERVICE_KEY = ServiceKey.create(Command.class, "felix-replica-directory");
 
   public sealed interface Command
-      permits ApplyAssignments, FenceShard, DescribeReplica, DigestReplica, ReplicaStopped, Respawn,
-      StopReplicaUnretired, PurgeQuarantine {}
+      permits ApplyAssignments, FenceShard, DescribeReplica, FenceShards, DescribeReplicas, DigestReplica,
+      ReplicaStopped, Respawn, StopReplicaUnretired, PurgeQuarantine {}
 
   /** Ignored unless {@code table.version} is newer than the table held. */
   public record ApplyAssignments(AssignmentTable table) implements Command, ControlMessage {}
@@ -59,6 +61,29 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
   public record FenceShard(ShardId id, long newEpoch, ActorRef<ReplicaStatus> replyTo) implements Command, ControlMessage {}
 
   public record DescribeReplica(ShardId id, ActorRef<ReplicaStatus> replyTo) implements Command, ControlMessage {}
+
+  /**
+   * {@link FenceShard} for many shards at once (a failover round's fences to this broker): each replica adopts its
+   * shard's epoch, and one {@link ReplicaStatuses} answers them all once every replica answered or
+   * {@code timeoutMillis} passed.
+   */
+  public record FenceShards(long requestId, Map<ShardId, Long> epochs, long timeoutMillis,
+      ActorRef<ReplicaStatuses> replyTo) implements Command, ControlMessage {
+    public FenceShards {
+      epochs = Map.copyOf(epochs);
+    }
+  }
+
+  /**
+   * {@link DescribeReplica} for many shards at once (the leader check, the admin API). A replica still opening its
+   * log answers {@link ReplicaRole#STARTING} at once, without waiting for it.
+   */
+  public record DescribeReplicas(long requestId, List<ShardId> shards, long timeoutMillis,
+      ActorRef<ReplicaStatuses> replyTo) implements Command, ControlMessage {
+    public DescribeReplicas {
+      shards = List.copyOf(shards);
+    }
+  }
 
   /**
    * The digest of the replica's log below {@code below} (GET /v1/streams/{name}/replica-digests compares them across
@@ -103,6 +128,10 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
   /** False until the first table is applied: that one decides which logs left on disk are stale. */
   private boolean appliedSinceStart;
 
+  /** Where replica actors run: not the default dispatcher (see felix.replica-dispatcher in reference.conf). */
+  private static final DispatcherSelector REPLICA_DISPATCHER =
+      DispatcherSelector.fromConfig("felix.replica-dispatcher");
+
   /** What {@link #directoryName} produces: a URL-encoded stream name, a dash, a shard number. */
   private static final Pattern REPLICA_DIRECTORY = Pattern.compile("[A-Za-z0-9._*%+-]+-[0-9]+");
 
@@ -139,6 +168,8 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
         .onMessage(ApplyAssignments.class, this::onApply)
         .onMessage(FenceShard.class, this::onFence)
         .onMessage(DescribeReplica.class, this::onDescribe)
+        .onMessage(FenceShards.class, this::onFenceShards)
+        .onMessage(DescribeReplicas.class, this::onDescribeReplicas)
         .onMessage(DigestReplica.class, this::onDigest)
         .onMessage(ReplicaStopped.class, this::onReplicaStopped)
         .onMessage(Respawn.class, this::onRespawn)
@@ -154,6 +185,7 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
       getContext().getLog().debug("broker {} ignores assignment table v{} (holds v{})", brokerId, table.version(), held);
       return this;
     }
+    AssignmentTable previous = registry.table();
     registry.table(table);
     transport.updatePeers(table.brokers());
     if (!appliedSinceStart) {
@@ -171,8 +203,8 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
             brokerId, a.id());
       } else if (replica == null) {
         spawn(a);
-      } else {
-        replica.tell(new ShardReplica.Assign(a));
+      } else if (!a.equals(previous.shards().get(a.id()))) {
+        replica.tell(new ShardReplica.Assign(a)); // an unchanged assignment tells the replica nothing new
       }
     }
     for (Map.Entry<ShardId, ActorRef<ShardReplica.Command>> e : Map.copyOf(replicas).entrySet()) {
@@ -202,10 +234,11 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
     quarantineIfOtherIncarnation(a);
     ActorRef<ShardReplica.Command> replica = getContext().spawn(ShardReplica.create(a, brokerId,
         dataDir.resolve(directoryName(a.id())), logSettings, flusher, settings, registry),
-        "replica-" + directoryName(a.id()) + "-" + (++spawned));
+        "replica-" + directoryName(a.id()) + "-" + (++spawned), REPLICA_DISPATCHER);
     getContext().watchWith(replica, new ReplicaStopped(a.id(), replica));
     replicas.put(a.id(), replica);
     registry.put(a.id(), replica);
+    registry.opening(a.id(), true);
   }
 
   /**
@@ -294,6 +327,47 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
       replica.tell(new ShardReplica.Describe(describe.replyTo()));
     }
     return this;
+  }
+
+  private Behavior<Command> onFenceShards(FenceShards fence) {
+    Map<ShardId, ActorRef<ShardReplica.Command>> asked = new HashMap<>();
+    List<ReplicaStatus> known = new ArrayList<>();
+    fence.epochs().keySet().forEach(id -> {
+      ActorRef<ShardReplica.Command> replica = replicas.get(id);
+      if (replica == null) {
+        known.add(ReplicaStatus.notHosted(id, brokerId));
+      } else {
+        asked.put(id, replica); // even one still opening: the fence must be adopted, so it waits for the replica
+      }
+    });
+    collect(fence.requestId(), asked, (id, replyTo) -> new ShardReplica.Fence(fence.epochs().get(id), replyTo), known,
+        fence.timeoutMillis(), fence.replyTo());
+    return this;
+  }
+
+  private Behavior<Command> onDescribeReplicas(DescribeReplicas describe) {
+    Map<ShardId, ActorRef<ShardReplica.Command>> asked = new HashMap<>();
+    List<ReplicaStatus> known = new ArrayList<>();
+    describe.shards().forEach(id -> {
+      ActorRef<ShardReplica.Command> replica = replicas.get(id);
+      if (replica == null) {
+        known.add(ReplicaStatus.notHosted(id, brokerId));
+      } else if (registry.opening(id)) {
+        known.add(ReplicaStatus.starting(id, brokerId));
+      } else {
+        asked.put(id, replica);
+      }
+    });
+    collect(describe.requestId(), asked, (id, replyTo) -> new ShardReplica.Describe(replyTo), known,
+        describe.timeoutMillis(), describe.replyTo());
+    return this;
+  }
+
+  private void collect(long requestId, Map<ShardId, ActorRef<ShardReplica.Command>> asked,
+      java.util.function.BiFunction<ShardId, ActorRef<ReplicaStatus>, ShardReplica.Command> question,
+      List<ReplicaStatus> known, long timeoutMillis, ActorRef<ReplicaStatuses> replyTo) {
+    getContext().spawnAnonymous(StatusCollector.create(requestId, brokerId, asked, question, known,
+        Duration.ofMillis(Math.max(1, timeoutMillis)), replyTo));
   }
 
   private Behavior<Command> onDigest(DigestReplica digest) {

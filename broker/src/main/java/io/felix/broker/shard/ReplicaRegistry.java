@@ -6,6 +6,7 @@ import io.felix.broker.log.RetentionSettings;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.pekko.actor.typed.ActorRef;
 
@@ -18,6 +19,7 @@ public final class ReplicaRegistry {
   private final int brokerId;
   private volatile AssignmentTable table = AssignmentTable.EMPTY;
   private final Map<ShardId, ActorRef<ShardReplica.Command>> replicas = new ConcurrentHashMap<>();
+  private final Set<ShardId> opening = ConcurrentHashMap.newKeySet();
   private volatile NotServingSink notServing = NotServingSink.NONE;
   private volatile LeaderFetchers fetchers = LeaderFetchers.NONE;
   private volatile Duration notServingInterval = Duration.ofSeconds(1);
@@ -60,6 +62,21 @@ public final class ReplicaRegistry {
 
   void remove(ShardId id) {
     replicas.remove(id);
+    opening.remove(id);
+  }
+
+  /** Whether the shard's replica actor was started and has not yet opened its log (or failed to): it is starting. */
+  boolean opening(ShardId id) {
+    return opening.contains(id);
+  }
+
+  /** Set by the directory when it starts a replica, cleared by the replica once its log opened or failed to. */
+  void opening(ShardId id, boolean starting) {
+    if (starting) {
+      opening.add(id);
+    } else {
+      opening.remove(id);
+    }
   }
 
   /**

@@ -15,7 +15,9 @@ public enum ReplicaRole {
   /** The broker holds no replica of the shard. */
   NONE,
   /** Its log is corrupt: it serves nothing. */
-  FAILED;
+  FAILED,
+  /** Started on this broker, still opening its log: it cannot lead or answer yet, and is not failing. */
+  STARTING;
 
   /** The name in JSON and logs: lower case ("leader", "fenced"). */
   public String wireName() {

@@ -49,6 +49,11 @@ public record ReplicaStatus(
     return new ReplicaStatus(id, brokerId, false, ReplicaRole.NONE, -1, 0, 0, false, false, -1);
   }
 
+  /** A replica this broker has started that has not yet opened its log: it cannot say what it holds yet. */
+  public static ReplicaStatus starting(ShardId id, int brokerId) {
+    return new ReplicaStatus(id, brokerId, true, ReplicaRole.STARTING, -1, 0, 0, false, false, -1);
+  }
+
   /** A hosted replica whose log failed: it holds nothing it would serve. */
   public static ReplicaStatus failed(ShardId id, int brokerId) {
     return new ReplicaStatus(id, brokerId, true, ReplicaRole.FAILED, -1, 0, 0, true, false, -1);

@@ -120,10 +120,12 @@ public final class ShardReplica {
       try {
         ctx = wiring.open(assignment);
       } catch (Exception e) {
+        registry.opening(id, false);
         actor.getLog().error("replica {} on broker {} failed: its log in {} cannot be opened: {}", id, brokerId, dir,
             e.getMessage());
         return FailedReplica.afterOpenFailed(wiring, assignment, e.getMessage());
       }
+      registry.opening(id, false);
       ReplicaState state = ctx.state();
       actor.getLog().info("replica {} on broker {} opened: log end {}, last epoch {}, promised epoch {}{}", id,
           brokerId, ctx.log.logEndOffset(), ctx.log.lastEpoch(), state.promisedEpoch(),

@@ -53,6 +53,18 @@ class LeaderCheckTest {
   }
 
   @Test
+  void aLeaderStillOpeningItsLogIsStartingNotFailing() {
+    check.ask(state, everyone);
+    check.answered(leaderAnswers(ReplicaRole.STARTING), 0);
+    clock.advance(INTERVAL);
+    check.ask(state, everyone);
+    check.answered(leaderAnswers(ReplicaRole.STARTING), 0);
+    assertFalse(check.notServing(shard), "a replica that has not had the time to open is not failed over");
+    check.answered(leaderAnswers(ReplicaRole.LEADER), 0);
+    assertFalse(check.notServing(shard));
+  }
+
+  @Test
   void aLeaderThatTwiceAnswersItDoesNotLeadNeedsAFailover() {
     check.ask(state, everyone);
     check.answered(leaderAnswers(ReplicaRole.FOLLOWER), 0);

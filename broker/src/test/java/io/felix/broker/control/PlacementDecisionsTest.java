@@ -42,20 +42,44 @@ class PlacementDecisionsTest {
   @Test
   void newTwelveShardStreamIsPlacedFourFourFourAtEpochOne() {
     Decision decision = decisions.createStream(threeBrokers(), Set.of(0, 1, 2), "perf-quorum", 12, 3);
-    assertEquals(13, decision.events().size());
+    assertEquals(1, decision.events().size(), "one event, with every shard's placement");
     StreamCreated created = (StreamCreated) decision.events().get(0);
-    assertEquals(new StreamCreated("perf-quorum", 12, 3, created.incarnation()), created);
+    assertEquals(new StreamCreated("perf-quorum", 12, 3, created.incarnation(), null, created.placed()), created);
+    assertEquals(12, created.placed().size());
     assertNotEquals(ShardAssignment.legacyIncarnation("perf-quorum"), created.incarnation(), "a fresh incarnation");
     ControlState state = replay(threeBrokers(), decision.events());
     for (int broker = 0; broker < 3; broker++) {
       assertEquals(4, state.leadersOn(broker), "broker " + broker);
       assertEquals(12, state.replicasOn(broker));
     }
-    for (PlacementEvent event : decision.events().subList(1, 13)) {
-      assertEquals(1, ((ShardPlaced) event).epoch());
+    for (ShardPlaced placed : created.placed()) {
+      assertEquals(1, placed.epoch());
     }
-    assertEquals(3 + 13, state.tableVersion());
+    assertEquals(3 + 1, state.tableVersion(), "one new table for the whole stream");
     assertEquals(12, state.table().shards().size());
+  }
+
+  @Test
+  void aStreamThatWouldTakeABrokerPastItsReplicaCapacityIsRefusedNamingTheBroker() {
+    ControlState state = ControlState.EMPTY;
+    for (int id = 0; id < 3; id++) {
+      state = state.apply(new BrokerJoined(id, "", 0, new BrokerEndpoint(id, "127.0.0.1", 7000 + id, 7100 + id,
+          8000 + id), id == 1 ? 20 : 0)); // broker 1 says it can host 20 replicas; the others say nothing
+    }
+    ControlState withTwelve = replay(state, decisions.createStream(state, Set.of(0, 1, 2), "a", 12, 3).events());
+    assertEquals(12, withTwelve.replicasOn(1));
+
+    Decision tooMany = decisions.createStream(withTwelve, Set.of(0, 1, 2), "b", 9, 3);
+    assertRefused(tooMany, ControlReply.Refusal.INVALID);
+    assertEquals("shards: 9 new shards would put 9 replicas on broker 1, which hosts 12 of the 20 replicas it can hold"
+        + " (felix.control.max-replicas-per-broker, derived from its open-file limit and heap unless set): raise the"
+        + " broker's limits, add brokers, or create fewer shards", ((ControlReply.Rejected) tooMany.reply()).error());
+    assertEquals(List.of(), tooMany.events(), "nothing is decided");
+
+    Decision fits = decisions.createStream(withTwelve, Set.of(0, 1, 2), "b", 8, 3);
+    assertEquals(20, replay(withTwelve, fits.events()).replicasOn(1), "up to exactly its capacity");
+    Decision growTooMuch = decisions.changeStream(withTwelve, Set.of(0, 1, 2), "a", io.felix.broker.assignment.StreamConfig.DEFAULTS, 21);
+    assertRefused(growTooMuch, ControlReply.Refusal.INVALID);
   }
 
   @Test

@@ -61,7 +61,8 @@ class StreamSettingsDecisionsTest {
     ControlState state = withStream(StreamConfig.DEFAULTS); // 3 shards, one leader per broker
     Decision grow = decisions.changeStream(state, Set.of(0, 1, 2), "kept", StreamConfig.DEFAULTS, 9);
     assertEquals(new PlacementEvent.StreamShardsAdded("kept", 9), grow.events().get(0));
-    assertEquals(7, grow.events().size(), "the count, then shards 3..8 placed at epoch 1");
+    assertEquals(2, grow.events().size(), "the count, then shards 3..8 placed at epoch 1 in one event");
+    assertEquals(6, ((PlacementEvent.ShardsPlaced) grow.events().get(1)).placed().size());
     ControlState grown = replay(state, grow.events());
     assertEquals(9, grown.streams().get("kept").shards());
     assertEquals(9, grown.table().streams().get("kept"));

@@ -49,6 +49,7 @@ import io.felix.broker.shard.ReplicaDirectory;
 import io.felix.broker.shard.NotServingReason;
 import io.felix.broker.shard.ReplicaRole;
 import io.felix.broker.shard.ReplicaStatus;
+import io.felix.broker.shard.ReplicaStatuses;
 import io.felix.broker.wire.ControlMessage;
 import java.io.NotSerializableException;
 import java.util.Arrays;
@@ -132,7 +133,15 @@ class ControlMessageSerializerTest {
       new PlacementEvent.SecurityChanged(new SecurityEvent.AclRemoved(
           new AclEntry("bob", ResourceType.CLUSTER, "cluster", Operation.ADMIN))),
       new PlacementEvent.SecurityChanged(new SecurityEvent.TokenIssued("alice", "aGFzaA==")),
-      new PlacementEvent.SecurityChanged(new SecurityEvent.UserDeleted("bob")));
+      new PlacementEvent.SecurityChanged(new SecurityEvent.UserDeleted("bob")),
+      new BrokerJoined(3, "zone-b", 0, BROKER_3, 30_000),
+      new StreamCreated("big", 2, 2, java.util.UUID.fromString("7f1e4a8b-2c3d-4e5f-8a9b-0c1d2e3f4a5b"), null,
+          List.of(new ShardPlaced(new ShardId("big", 0), List.of(1, 2), 1, 1),
+              new ShardPlaced(new ShardId("big", 1), List.of(2, 3), 3, 1))),
+      new PlacementEvent.StreamShardsAdded("big", 3),
+      new PlacementEvent.ShardsPlaced(List.of(new ShardPlaced(new ShardId("big", 2), List.of(1, 3), 3, 1))),
+      new PlacementEvent.FailoverDecided(List.of(),
+          List.of(new LeaderPromoted(new ShardId("big", 0), 2, 2, 1), new LeaderPromoted(new ShardId("big", 2), 1, 2, 3))));
 
   @AfterAll
   static void stop() {
@@ -146,6 +155,8 @@ class ControlMessageSerializerTest {
     ActorRef<ControlReply> replyTo = kit.<ControlReply>createTestProbe().ref();
     ActorRef<ControlView> viewTo = kit.<ControlView>createTestProbe().ref();
     ActorRef<AssignmentTable> tableTo = kit.<AssignmentTable>createTestProbe().ref();
+    ActorRef<ReplicaStatuses> statusesTo = kit.<ReplicaStatuses>createTestProbe().ref();
+    ActorRef<AssignmentHolder.Command> holderTo = kit.<AssignmentHolder.Command>createTestProbe().ref();
     ActorRef<ProducerIdBlock> blockTo = kit.<ProducerIdBlock>createTestProbe().ref();
     ControlState state = state();
     assertEquals(2000, state.nextProducerId(), "the producer id high-water mark rides the state");
@@ -164,7 +175,7 @@ class ControlMessageSerializerTest {
         new AssignmentHolder.PublishChunk(table.version(), 1, 3, table),
         new AssignmentHolder.Advertise(BROKER_2),
         new AssignmentHolder.GetTable(tableTo),
-        new PlacementController.RegisterBroker(2, "zone-a", 12, BROKER_2),
+        new PlacementController.RegisterBroker(2, "zone-a", 12, BROKER_2, 7_500),
         new PlacementController.CreateStream("orders", 12, 3, replyTo),
         new PlacementController.CreateStream("kept", 2, 1, new StreamConfig(-1L, 1L << 30, null), replyTo),
         new PlacementController.ChangeStream("kept", new StreamConfig(null, 5_000L, null), null, replyTo),
@@ -183,7 +194,16 @@ class ControlMessageSerializerTest {
         new PlacementController.GetView(viewTo),
         new PlacementController.AllocateProducerIds(2, blockTo),
         new ProducerIdBlock(1000, 1000),
-        new PlacementController.LeaderNotServing(ORDERS_0, 1, 4, NotServingReason.EPOCH_HELD_BEFORE_RESTART),
+        new PlacementController.LeadersNotServing(1, List.of(
+            new PlacementController.NotServing(ORDERS_0, 4, NotServingReason.EPOCH_HELD_BEFORE_RESTART),
+            new PlacementController.NotServing(CLICKS_7, 2, NotServingReason.LOG_FAILED))),
+        new PlacementController.TableWanted(2, 17, holderTo),
+        new ReplicaDirectory.FenceShards(41, Map.of(ORDERS_0, 10L, CLICKS_7, 12L), 2_000, statusesTo),
+        new ReplicaDirectory.DescribeReplicas(42, List.of(ORDERS_0, CLICKS_7), 1_500, statusesTo),
+        new ReplicaStatuses(42, 3, List.of(ReplicaStatus.starting(ORDERS_0, 3),
+            new ReplicaStatus(CLICKS_7, 3, true, ReplicaRole.FOLLOWER, 9, 12_345, 12_000, false, true, 10))),
+        new AssignmentHolder.PublishDelta(table.version() - 1, table, List.of(new ShardId("gone", 0))),
+        new AssignmentHolder.TableVersion(table.version()),
         new PlacementController.PeersSuspected(2, List.of(0, 1)),
         new PlacementController.ChangeSecurity(new SecurityEvent.UserCredentialSet("carol", PENCIL), replyTo),
         new PlacementController.ChangeSecurity(new SecurityEvent.UserDeleted("carol"), replyTo),
@@ -219,7 +239,7 @@ class ControlMessageSerializerTest {
     ReplicaStatus notHosted = ReplicaStatus.notHosted(CLICKS_7, 5);
     assertEquals(ReplicaRole.NONE, notHosted.role());
     assertEquals(notHosted, roundTrip(notHosted));
-    assertEquals(List.of("leader", "follower", "learner", "fenced", "none", "failed"),
+    assertEquals(List.of("leader", "follower", "learner", "fenced", "none", "failed", "starting"),
         Arrays.stream(ReplicaRole.values()).map(ReplicaRole::wireName).toList());
   }
 
@@ -240,10 +260,10 @@ class ControlMessageSerializerTest {
 
   @Test
   void aLeaderNotServingReportRoundTripsWithEveryReason() throws Exception {
-    for (NotServingReason reason : NotServingReason.values()) {
-      PlacementController.LeaderNotServing report = new PlacementController.LeaderNotServing(CLICKS_7, 2, 9, reason);
-      assertEquals(report, roundTrip(report));
-    }
+    List<PlacementController.NotServing> reports = Arrays.stream(NotServingReason.values())
+        .map(reason -> new PlacementController.NotServing(CLICKS_7, 9, reason)).toList();
+    PlacementController.LeadersNotServing batch = new PlacementController.LeadersNotServing(2, reports);
+    assertEquals(batch, roundTrip(batch));
   }
 
   @Test
@@ -262,7 +282,7 @@ class ControlMessageSerializerTest {
     for (Class<?> mapped : mapping().types()) {
       assertTrue(ControlMessage.class.isAssignableFrom(mapped), mapped + " is mapped but has no marker");
     }
-    assertEquals(Set.of("ReplicaAnswered", "PlacementTick", "MembershipChanged", "Listed", "ProgressTick",
+    assertEquals(Set.of("ReplicasAnswered", "ProgressNow", "PlacementTick", "MembershipChanged", "Listed", "ProgressTick",
             "RegisterTick", "ReplicaStopped", "Respawn", "StopReplicaUnretired", "TableHeld", "HeldTablesWaitOver",
             "PurgeQuarantine"),
         localOnly.stream().map(Class::getSimpleName).collect(Collectors.toSet()));

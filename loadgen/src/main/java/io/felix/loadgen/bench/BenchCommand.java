@@ -86,6 +86,29 @@ public final class BenchCommand {
     return 0;
   }
 
+  @Command(name = "scale", mixinStandardHelpOptions = true,
+      description = "One stream of many shards on three local brokers with default heaps: time until every shard is"
+          + " led, the admin API's answer times meanwhile, a quorum produce across every shard read back, a whole-cluster"
+          + " restart, idle CPU, heap and file descriptors; optionally more such streams until one is refused.")
+  int scale(
+      @Option(names = "--shards", defaultValue = "10000", description = "shards of the stream (default ${DEFAULT-VALUE})")
+      int shards,
+      @Option(names = "--streams", defaultValue = "1",
+          description = "streams of that size to try, one after another (default ${DEFAULT-VALUE})") int streams,
+      @Option(names = "--records", defaultValue = "100000",
+          description = "records of the quorum produce (default ${DEFAULT-VALUE})") long records,
+      @Option(names = "--idle", defaultValue = "30s", converter = Converters.PositiveDuration.class,
+          description = "how long idle CPU is measured (default ${DEFAULT-VALUE})") Duration idle,
+      @Option(names = "--dir", defaultValue = "data/bench-scale",
+          description = "where the brokers keep data and logs; wiped first (default ${DEFAULT-VALUE})") Path dir)
+      throws Exception {
+    if (shards < 1 || streams < 1 || records < 1) {
+      throw new picocli.CommandLine.ParameterException(spec.commandLine(),
+          "--shards, --streams and --records must be positive");
+    }
+    return new ScaleBench(new ScaleBench.Settings(dir, shards, streams, records, idle), System.out).run() ? 0 : 1;
+  }
+
   @Command(name = "failover", mixinStandardHelpOptions = true,
       description = "SIGKILLs a broker again and again under a steady ledgered produce and prints, per kill, when the "
           + "loss was detected, the first fence, the last promotion and each led shard's first acknowledged write, "

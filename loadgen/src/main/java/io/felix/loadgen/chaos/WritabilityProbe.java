@@ -21,7 +21,7 @@ import java.util.concurrent.TimeoutException;
  * a bound. The probe's
  * value lacks the load generator's magic, so the verifier counts it as foreign and ignores it.
  */
-final class WritabilityProbe {
+public final class WritabilityProbe {
   private static final byte[] PROBE = "chaos-probe".getBytes(StandardCharsets.UTF_8);
   private static final Duration RETRY_PAUSE = Duration.ofMillis(200);
 
@@ -30,9 +30,9 @@ final class WritabilityProbe {
    * @param notWritable the shards that acknowledged nothing within the bound (empty when all did)
    * @param acknowledgedAfter each shard that acknowledged: from the start of the probe until it did
    */
-  record Writability(Duration time, List<Integer> notWritable, Map<Integer, Duration> acknowledgedAfter) {
+  public record Writability(Duration time, List<Integer> notWritable, Map<Integer, Duration> acknowledgedAfter) {
     /** Whether every shard acknowledged within the bound. */
-    boolean within(Duration bound) {
+    public boolean within(Duration bound) {
       return notWritable.isEmpty() && time.compareTo(bound) <= 0;
     }
   }
@@ -43,7 +43,7 @@ final class WritabilityProbe {
   private final Duration retryPause;
 
   /** Probes every shard of the stream, pausing 200 ms between tries. */
-  WritabilityProbe(List<HostPort> bootstrap, String stream, int shards) {
+  public WritabilityProbe(List<HostPort> bootstrap, String stream, int shards) {
     this(bootstrap, stream, java.util.stream.IntStream.range(0, shards).boxed().toList(), RETRY_PAUSE);
   }
 
@@ -59,7 +59,7 @@ final class WritabilityProbe {
    * Probes every shard not yet writable at once, again after a short pause until each acknowledged one or the
    * bound is over; a fresh client, so no metadata from before the fault is reused.
    */
-  Writability await(Duration bound) throws InterruptedException {
+  public Writability await(Duration bound) throws InterruptedException {
     long start = System.nanoTime();
     long deadline = start + bound.toNanos();
     long lastAcknowledged = start;

@@ -1,0 +1,103 @@
+package io.felix.loadgen.bench;
+
+import io.felix.client.admin.AdminClient;
+import io.felix.loadgen.local.LocalCluster;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.time.Duration;
+import org.HdrHistogram.Histogram;
+
+/**
+ * Polls {@code GET /v1/streams} on every broker of a local cluster, one thread per broker, once per period, and keeps
+ * the answer times (ms) in one histogram: what an operator's dashboard would see while the cluster is busy. A poll that
+ * fails or is not answered within {@link #TIMEOUT} counts as {@link #TIMEOUT}. While paused (the cluster is being
+ * stopped and started on purpose) nothing is polled.
+ */
+final class AdminPoller implements AutoCloseable {
+
+  static final Duration TIMEOUT = Duration.ofSeconds(5);
+
+  private final Duration period;
+  private final Histogram latencies = new Histogram(TIMEOUT.toMillis() * 2, 3);
+  private final AtomicLong failures = new AtomicLong();
+  private final List<Thread> threads = new ArrayList<>();
+  private volatile boolean paused;
+  private volatile boolean stopped;
+
+  AdminPoller(Duration period) {
+    this.period = period;
+  }
+
+  void start(LocalCluster local) {
+    for (int b = 0; b < local.brokers(); b++) {
+      int broker = b;
+      Thread t = new Thread(() -> poll(local, broker), "admin-poller-" + broker);
+      t.setDaemon(true);
+      threads.add(t);
+      t.start();
+    }
+  }
+
+  private void poll(LocalCluster local, int broker) {
+    while (!stopped) {
+      long start = System.nanoTime();
+      if (!paused) {
+        long millis;
+        try {
+          AdminClient admin = local.admin(broker);
+          boolean ok = admin.get("/v1/streams").ok();
+          millis = Math.min(TIMEOUT.toMillis(), (System.nanoTime() - start) / 1_000_000);
+          if (!ok) {
+            failures.incrementAndGet();
+            millis = TIMEOUT.toMillis();
+          }
+        } catch (InterruptedException e) {
+          return;
+        } catch (Exception e) {
+          failures.incrementAndGet();
+          millis = TIMEOUT.toMillis();
+        }
+        if (!paused) { // a poll that straddled the pause measured the stop, not the API
+          synchronized (latencies) {
+            latencies.recordValue(millis);
+          }
+        }
+      }
+      long rest = period.toNanos() - (System.nanoTime() - start);
+      if (rest > 0) {
+        try {
+          Thread.sleep(rest / 1_000_000, (int) (rest % 1_000_000));
+        } catch (InterruptedException e) {
+          return;
+        }
+      }
+    }
+  }
+
+  void pause() {
+    paused = true;
+  }
+
+  void resume() {
+    paused = false;
+  }
+
+  long failures() {
+    return failures.get();
+  }
+
+  /** Stops polling; the answer times so far. */
+  Histogram stop() {
+    stopped = true;
+    synchronized (latencies) {
+      return latencies.copy();
+    }
+  }
+
+  @Override
+  public void close() {
+    stopped = true;
+    threads.forEach(Thread::interrupt);
+  }
+}

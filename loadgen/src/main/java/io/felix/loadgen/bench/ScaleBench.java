@@ -1,0 +1,216 @@
+package io.felix.loadgen.bench;
+
+import io.felix.client.ClientMode;
+import io.felix.client.HostPort;
+import io.felix.client.admin.AdminClient;
+import io.felix.loadgen.ConsumeRun;
+import io.felix.loadgen.ProduceOptions;
+import io.felix.loadgen.ProduceRun;
+import io.felix.loadgen.Summary;
+import io.felix.loadgen.Verifier;
+import io.felix.loadgen.chaos.WritabilityProbe;
+import io.felix.loadgen.local.LocalCluster;
+import io.felix.protocol.client.Acks;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.HdrHistogram.Histogram;
+
+/**
+ * {@code felix bench scale}: issue 24's measurement on three local broker processes with their default heaps. It
+ * creates one stream of {@code --shards} shards (10,000 by default) while every broker's admin API is polled every
+ * 250 ms, then checks, each against its goal:
+ * <ol>
+ *   <li>every shard acknowledges a write (a real leader, not only an assigned one) within 30 s of the creation;</li>
+ *   <li>the admin API answers within 1 s (p99 of the polls of all brokers, from the creation to the end);</li>
+ *   <li>a quorum produce of {@code --records} records across all shards right after reports no failure and a
+ *       read-back finds every acknowledged record once;</li>
+ *   <li>{@code local down} + {@code local up}: every shard writable again within 60 s;</li>
+ *   <li>idle: the brokers' CPU over {@code --idle} with nothing to do, per broker and per 10,000 replicas hosted;</li>
+ * </ol>
+ * and prints each broker's heap in use after a collection and its open file descriptors. With {@code --streams K} it
+ * then tries K - 1 more streams of the same size, one at a time, and reports whether each was created or refused and
+ * why (the cluster-wide limit, the brokers' replica capacity).
+ */
+public final class ScaleBench {
+
+  static final String STREAM = "big";
+
+  /** What the bench needs; see {@code felix bench scale --help}. */
+  public record Settings(Path dir, int shards, int streams, long records, Duration idle) {}
+
+  private final Settings settings;
+  private final PrintStream out;
+  private final AdminPoller poller;
+
+  public ScaleBench(Settings settings, PrintStream out) {
+    this.settings = settings;
+    this.out = out;
+    this.poller = new AdminPoller(Duration.ofMillis(250));
+  }
+
+  /** @return whether every goal was met */
+  public boolean run() throws IOException, InterruptedException {
+    out.printf("bench scale: 3 brokers (default heap), one stream '%s' of %,d shards, replication factor 3%n", STREAM,
+        settings.shards());
+    deleteTree(settings.dir());
+    boolean met = true;
+    try (LocalCluster local = LocalCluster.up(LocalCluster.findScript(), settings.dir(), 3, List.of(), Map.of())) {
+      List<HostPort> bootstrap = HostPort.parseList(local.bootstrap());
+      poller.start(local);
+      long created = System.nanoTime();
+      String answer = local.admin(0).postOk("/v1/streams",
+          "{\"name\":\"" + STREAM + "\",\"shards\":" + settings.shards() + "}");
+      Duration createAnswered = since(created);
+      WritabilityProbe.Writability led = new WritabilityProbe(bootstrap, STREAM, settings.shards())
+          .await(Duration.ofMinutes(3));
+      Duration allLed = since(created);
+      met &= goal(String.format("create: answered in %s (%s); every shard writable %s after the request%s",
+          seconds(createAnswered), answer.trim(), seconds(allLed), never(led)), allLed, Duration.ofSeconds(30));
+
+      met &= produceAndVerify(bootstrap);
+
+      poller.pause();
+      local.run("local", "down");
+      long restarted = System.nanoTime();
+      local.run("local", "up");
+      poller.resume();
+      WritabilityProbe.Writability back = new WritabilityProbe(HostPort.parseList(local.bootstrap()), STREAM,
+          settings.shards()).await(Duration.ofMinutes(3));
+      Duration backAfter = since(restarted);
+      met &= goal(String.format("restart: local down + local up, every shard writable %s after the up began%s",
+          seconds(backAfter), never(back)), backAfter, Duration.ofSeconds(60));
+
+      Histogram latency = poller.stop();
+      Duration p99 = Duration.ofMillis(latency.getValueAtPercentile(99));
+      met &= goal(String.format("admin API: %,d polls of GET /v1/streams on every broker, p50 %d ms, p99 %d ms, max %d"
+          + " ms%s", latency.getTotalCount(), latency.getValueAtPercentile(50), p99.toMillis(), latency.getMaxValue(),
+          poller.failures() == 0 ? "" : ", " + poller.failures() + " failed or timed out (counted as 5,000 ms)"), p99,
+          Duration.ofSeconds(1));
+
+      idleCost(local);
+      footprint(local);
+      for (int n = 1; n < settings.streams(); n++) {
+        String name = STREAM + "-" + n;
+        long start = System.nanoTime();
+        AdminClient.Reply reply = local.admin(0).post("/v1/streams",
+            "{\"name\":\"" + name + "\",\"shards\":" + settings.shards() + "}");
+        out.printf("stream %s (%,d more shards, %,d in all): %s in %d ms: %s%n", name, settings.shards(),
+            (n + 1L) * settings.shards(), reply.ok() ? "created" : "refused (" + reply.status() + ")",
+            since(start).toMillis(), reply.body());
+        if (!reply.ok()) {
+          break;
+        }
+        WritabilityProbe.Writability more = new WritabilityProbe(bootstrap, name, settings.shards())
+            .await(Duration.ofMinutes(3));
+        out.printf("  every shard of %s writable %s after the request%s%n", name, seconds(since(start)),
+            more.notWritable().isEmpty() ? "" : " (" + more.notWritable().size() + " never)");
+      }
+      if (settings.streams() > 1) {
+        footprint(local);
+      }
+    } finally {
+      poller.close();
+    }
+    out.println(met ? "bench scale: every goal met" : "bench scale: a goal was missed (marked MISSED above)");
+    return met;
+  }
+
+  private boolean produceAndVerify(List<HostPort> bootstrap) throws InterruptedException {
+    ProduceOptions options = new ProduceOptions(bootstrap, STREAM, ClientMode.CLUSTER, 200, 0, null,
+        settings.records(), 4, Acks.QUORUM, 0, null, Duration.ofMillis(5), 256 * 1024, 10_000, true);
+    long start = System.nanoTime();
+    Summary summary = new ProduceRun(options, new PrintStream(OutputStream.nullOutputStream())).produce();
+    Duration took = since(start);
+    Verifier.Report report = ConsumeRun.verifyAgainst(bootstrap, STREAM, summary);
+    long lost = report.producers().stream().mapToLong(Verifier.ProducerReport::missing).sum();
+    long duplicated = report.producers().stream().mapToLong(Verifier.ProducerReport::duplicated).sum();
+    long failed = summary.failedNotAppended() + summary.failedUncertain();
+    boolean ok = failed == 0 && lost == 0 && duplicated == 0 && summary.acked() == settings.records();
+    out.printf("produce: %,d records at acks quorum across every shard in %s (%,.0f records/s): %,d acknowledged,"
+        + " %,d failed; read back: %,d lost, %,d duplicated  %s%n", settings.records(), seconds(took),
+        settings.records() / Math.max(0.001, took.toNanos() / 1e9), summary.acked(), failed, lost, duplicated,
+        ok ? "ok" : "MISSED");
+    return ok;
+  }
+
+  private void idleCost(LocalCluster local) throws IOException, InterruptedException {
+    Thread.sleep(5_000); // the restart's own work (rebalancing, catch-up) settles first
+    Map<Integer, Double> before = local.cpuSeconds();
+    Thread.sleep(settings.idle().toMillis());
+    Map<Integer, Double> after = local.cpuSeconds();
+    double seconds = settings.idle().toNanos() / 1e9;
+    double replicasPerBroker = settings.shards() * 3.0 / local.brokers();
+    for (int b = 0; b < local.brokers(); b++) {
+      double cores = (after.get(b) - before.get(b)) / seconds;
+      out.printf("idle: broker %d used %.3f cores over %s hosting %,.0f replicas: %.3f cores per 10,000 replicas"
+          + " (goal under 0.05)  %s%n", b, cores, seconds(settings.idle()), replicasPerBroker,
+          cores * 10_000 / replicasPerBroker, cores * 10_000 / replicasPerBroker < 0.05 ? "ok" : "MISSED");
+    }
+  }
+
+  /** Heap in use after a full collection (jcmd GC.run, then GC.heap_info) and open file descriptors per broker. */
+  private void footprint(LocalCluster local) throws IOException, InterruptedException {
+    for (int b = 0; b < local.brokers(); b++) {
+      long pid = local.pid(b);
+      String jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd").toString();
+      run(jcmd, Long.toString(pid), "GC.run");
+      String heap = run(jcmd, Long.toString(pid), "GC.heap_info");
+      long fds;
+      try (var entries = Files.list(Path.of("/proc", Long.toString(pid), "fd"))) {
+        fds = entries.count();
+      }
+      out.printf("footprint: broker %d: %s; %,d open file descriptors%n", b, heapLine(heap), fds);
+    }
+  }
+
+  private static String heapLine(String heapInfo) {
+    for (String line : heapInfo.split("\n")) {
+      if (line.contains("garbage-first heap") || line.contains(" heap ") && line.contains("used")) {
+        return line.trim().replaceAll("\\s+", " ");
+      }
+    }
+    return "heap: " + heapInfo.lines().findFirst().orElse("unknown");
+  }
+
+  private static String run(String... command) throws IOException, InterruptedException {
+    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String output = new String(p.getInputStream().readAllBytes());
+    p.waitFor();
+    return output;
+  }
+
+  /** Prints a goal's line with its bound and whether it was met; returns whether it was. */
+  private boolean goal(String line, Duration measured, Duration bound) {
+    boolean ok = measured.compareTo(bound) <= 0;
+    out.println(line + "  (goal " + seconds(bound) + ") " + (ok ? "ok" : "MISSED"));
+    return ok;
+  }
+
+  private static String never(WritabilityProbe.Writability w) {
+    return w.notWritable().isEmpty() ? "" : " (" + w.notWritable().size() + " shards never)";
+  }
+
+  private static void deleteTree(Path root) throws IOException {
+    if (Files.exists(root)) {
+      try (var paths = Files.walk(root)) {
+        for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+          Files.delete(p);
+        }
+      }
+    }
+  }
+
+  private static Duration since(long startNanos) {
+    return Duration.ofNanos(System.nanoTime() - startNanos);
+  }
+
+  static String seconds(Duration d) {
+    return String.format("%.2f s", d.toNanos() / 1e9);
+  }
+}

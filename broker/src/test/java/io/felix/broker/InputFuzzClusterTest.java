@@ -18,6 +18,8 @@ import io.felix.protocol.client.ProduceRequest;
 import io.felix.protocol.client.Request;
 import io.felix.protocol.client.Response;
 import io.felix.protocol.replication.PeerHello;
+import io.felix.protocol.replication.FetchSessionAnswer;
+import io.felix.protocol.replication.FetchSessionRequest;
 import io.felix.protocol.replication.ReplicaFetch;
 import io.felix.protocol.replication.ReplicaFetchResult;
 import io.felix.protocol.replication.ReplicationFrame;
@@ -103,12 +105,13 @@ class InputFuzzClusterTest {
     byte[] hello = ReplicationFrame.newBuilder().setHello(PeerHello.newBuilder().setBrokerId(7).setToBrokerId(0))
         .build().toByteArray();
     List<byte[]> valid = List.of(hello,
-        ReplicationFrame.newBuilder().setFetch(ReplicaFetch.newBuilder().setShard(shard).setLeaderEpoch(1)
-            .setFollowerId(7).setFetchOffset(0).setLastFetchedEpoch(-1).setMaxBytes(1 << 16).setFetchId(1)).build()
+        ReplicationFrame.newBuilder().setSessionRequest(FetchSessionRequest.newBuilder().setSessionId(1)
+            .setSequence(0).addEntries(ReplicaFetch.newBuilder().setShard(shard).setLeaderEpoch(1)
+            .setFollowerId(7).setFetchOffset(0).setLastFetchedEpoch(-1).setMaxBytes(1 << 16).setFetchId(1))).build()
             .toByteArray(),
-        ReplicationFrame.newBuilder().setFetchResult(ReplicaFetchResult.newBuilder().setShard(shard)
-            .setLeaderEpoch(1).setFetchId(1).setBatches(DataPlaneClusterTest.oneRecord("fuzz"))).build()
-            .toByteArray());
+        ReplicationFrame.newBuilder().setSessionAnswer(FetchSessionAnswer.newBuilder().setSessionId(1).setSequence(0)
+            .addResults(ReplicaFetchResult.newBuilder().setShard(shard).setLeaderEpoch(1).setFetchId(1)
+            .setBatches(DataPlaneClusterTest.oneRecord("fuzz")))).build().toByteArray());
     int port = brokers.endpoint(0).replicationPort();
     try (RawClient good = new RawClient(host, brokers.endpoint(0).clientPort())) {
       int rounds = fuzzFor(FuzzInput.duration(6), fuzz, good, round -> oneRound(fuzz, port, hello, valid,
@@ -121,19 +124,21 @@ class InputFuzzClusterTest {
   }
 
   /**
-   * A peer that sends its hello and its first fetch in one write is answered every time: the acceptor registers the
-   * connection as the peer's link before it routes the fetch, so the answer is never sent to no link (and lost).
+   * A peer that sends its hello and the first request of its fetch session in one write is answered every time: the
+   * acceptor registers the connection as the peer's link before it routes the request, so the answer is never sent
+   * to no link (and lost).
    */
   @Test
-  void aFetchArrivingWithTheHelloIsAnswered() throws Exception {
+  void aFetchSessionRequestArrivingWithTheHelloIsAnswered() throws Exception {
     ShardRef shard = ShardRef.newBuilder().setStream("s").setShard(0).build();
     for (int i = 0; i < 300; i++) {
       ByteArrayOutputStream sent = new ByteArrayOutputStream();
       DataOutputStream frames = new DataOutputStream(sent);
       for (ReplicationFrame frame : List.of(
           ReplicationFrame.newBuilder().setHello(PeerHello.newBuilder().setBrokerId(9)).build(),
-          ReplicationFrame.newBuilder().setFetch(ReplicaFetch.newBuilder().setShard(shard).setLeaderEpoch(1)
-              .setFollowerId(9).setFetchOffset(0).setLastFetchedEpoch(-1).setFetchId(i)).build())) {
+          ReplicationFrame.newBuilder().setSessionRequest(FetchSessionRequest.newBuilder().setSessionId(1000 + i)
+              .setSequence(0).addEntries(ReplicaFetch.newBuilder().setShard(shard).setLeaderEpoch(1)
+              .setFollowerId(9).setFetchOffset(0).setLastFetchedEpoch(-1).setFetchId(i))).build())) {
         frames.writeInt(frame.getSerializedSize());
         frames.write(frame.toByteArray());
       }
@@ -146,8 +151,9 @@ class InputFuzzClusterTest {
           byte[] body = new byte[in.readInt()];
           in.readFully(body);
           answer = ReplicationFrame.parseFrom(body);
-        } while (!answer.hasFetchResult());
-        assertEquals(i, answer.getFetchResult().getFetchId(), "connection " + i);
+        } while (!answer.hasSessionAnswer());
+        assertEquals(1000 + i, answer.getSessionAnswer().getSessionId(), "connection " + i);
+        assertEquals(i, answer.getSessionAnswer().getResults(0).getFetchId(), "connection " + i);
       }
     }
   }

@@ -1,6 +1,7 @@
 package io.felix.broker;
 
 import io.felix.broker.assignment.ShardId;
+import io.felix.protocol.replication.FetchSessionRequest;
 import io.felix.protocol.replication.PeerHello;
 import io.felix.protocol.replication.ReplicaFetch;
 import io.felix.protocol.replication.ReplicaFetchResult;
@@ -17,6 +18,9 @@ final class RawReplicationPeer implements AutoCloseable {
   private final Socket socket;
   private final DataInputStream in;
   private final DataOutputStream out;
+  /** This peer's fetch session with the broker: sequence 0 starts it. */
+  private final long sessionId = System.nanoTime();
+  private long sequence;
 
   RawReplicationPeer(String host, int port, int selfId) throws IOException {
     this.selfId = selfId;
@@ -27,20 +31,38 @@ final class RawReplicationPeer implements AutoCloseable {
     send(ReplicationFrame.newBuilder().setHello(PeerHello.newBuilder().setBrokerId(selfId)).build());
   }
 
-  /** Fetches from offset 0 under {@code epoch} and returns the leader's answer to it. */
+  /**
+   * Gives the position "offset 0" of {@code id} under {@code epoch} in this peer's fetch session, then asks until
+   * the broker's answer for that position comes, and returns it.
+   */
   ReplicaFetchResult fetch(ShardId id, long epoch, long fetchId) throws IOException {
-    send(ReplicationFrame.newBuilder().setFetch(ReplicaFetch.newBuilder()
+    request(ReplicaFetch.newBuilder()
         .setShard(ShardRef.newBuilder().setStream(id.stream()).setShard(id.shard())).setLeaderEpoch(epoch)
-        .setFollowerId(selfId).setFetchOffset(0).setLastFetchedEpoch(-1).setMaxBytes(1 << 20).setFetchId(fetchId))
+        .setFollowerId(selfId).setFetchOffset(0).setLastFetchedEpoch(-1).setMaxBytes(1 << 20).setFetchId(fetchId)
         .build());
     while (true) {
       byte[] body = new byte[in.readInt()];
       in.readFully(body);
       ReplicationFrame frame = ReplicationFrame.parseFrom(body);
-      if (frame.hasFetchResult() && frame.getFetchResult().getFetchId() == fetchId) {
-        return frame.getFetchResult();
+      if (!frame.hasSessionAnswer()) {
+        continue;
       }
+      for (ReplicaFetchResult result : frame.getSessionAnswer().getResultsList()) {
+        if (result.getFetchId() == fetchId && result.getShard().getStream().equals(id.stream())) {
+          return result;
+        }
+      }
+      request(null); // the long poll ended without it: ask again
     }
+  }
+
+  private void request(ReplicaFetch entry) throws IOException {
+    FetchSessionRequest.Builder request = FetchSessionRequest.newBuilder().setSessionId(sessionId)
+        .setSequence(sequence++);
+    if (entry != null) {
+      request.addEntries(entry);
+    }
+    send(ReplicationFrame.newBuilder().setSessionRequest(request).build());
   }
 
   private void send(ReplicationFrame frame) throws IOException {

@@ -24,6 +24,7 @@ import io.felix.broker.config.FileDescriptorCheck;
 import io.felix.broker.config.ReplicaCapacity;
 import io.felix.broker.shard.ReplicaDirectory;
 import io.felix.broker.shard.ReplicaRegistry;
+import io.felix.broker.replication.FetchSessions;
 import io.felix.broker.replication.ReplicationInbound;
 import io.felix.broker.security.BrokerSecurity;
 import java.io.IOException;
@@ -88,8 +89,10 @@ public final class DataPlane {
     AtomicReference<ProduceForwarder> forwarderRef = new AtomicReference<>();
     AtomicReference<ReplicationTransport> transportRef = new AtomicReference<>();
     AtomicReference<ClientRequests> clientRequestsRef = new AtomicReference<>();
+    FetchSessions sessions = new FetchSessions(system, broker.id(), transportRef::get, replication, registry);
+    registry.fetchFrom(sessions);
     ReplicationInbound inbound = new ReplicationInbound(registry, transportRef::get, forwarderRef::get,
-        clientRequestsRef::get, BrokerSecurity.of(system));
+        clientRequestsRef::get, BrokerSecurity.of(system), sessions);
     this.transport = TcpReplicationTransport.start(system, broker.id(), replication,
         PeerAuthentication.fromConfig(config), inbound, broker.host(), broker.replicationPort());
     transportRef.set(transport);

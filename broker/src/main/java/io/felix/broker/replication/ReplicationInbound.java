@@ -6,8 +6,6 @@ import io.felix.broker.security.BrokerSecurity;
 import io.felix.broker.security.Operation;
 import io.felix.broker.security.ResourceType;
 
-import io.felix.broker.shard.ShardRefs;
-
 import io.felix.broker.shard.RecordListSummary;
 
 import io.felix.broker.shard.ShardReplica;
@@ -20,11 +18,9 @@ import io.felix.broker.client.ProduceForwarder;
 import io.felix.broker.transport.ReplicationTransport;
 import io.felix.protocol.client.ErrorCode;
 import io.felix.protocol.client.Response;
-import io.felix.protocol.replication.FetchError;
 import io.felix.protocol.replication.ForwardProduce;
 import io.felix.protocol.replication.ForwardGroupRequest;
 import io.felix.protocol.replication.ForwardProduceResult;
-import io.felix.protocol.replication.ReplicaFetchResult;
 import io.felix.protocol.replication.ReplicationFrame;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -32,10 +28,9 @@ import java.util.function.Supplier;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**
- * Routes frames arriving on the replication connection to the local replica actors: follower fetches to the
- * leader's replica, fetch answers to the follower's, forwarded produces (plain mode) to the leader's replica with
- * the answer sent back (and likewise forwarded cache reads and consumer-group requests), and forward answers to the
- * {@link ProduceForwarder}.
+ * Routes frames arriving on the replication connection: fetch-session requests and answers to this broker's
+ * {@link FetchSessions}, forwarded produces (plain mode) to the leader's replica with the answer sent back (and
+ * likewise forwarded cache reads and consumer-group requests), and forward answers to the {@link ProduceForwarder}.
  */
 public final class ReplicationInbound implements ReplicationTransport.Inbound {
   private final ReplicaRegistry registry;
@@ -43,11 +38,14 @@ public final class ReplicationInbound implements ReplicationTransport.Inbound {
   private final Supplier<ProduceForwarder> forwarder;
   private final Supplier<ClientRequests> clientRequests;
   private final BrokerSecurity security;
+  private final FetchSessions sessions;
 
   /** Suppliers because the transport (and what uses it) is built with this router as its inbound handler. */
   public ReplicationInbound(ReplicaRegistry registry, Supplier<ReplicationTransport> transport,
-      Supplier<ProduceForwarder> forwarder, Supplier<ClientRequests> clientRequests, BrokerSecurity security) {
+      Supplier<ProduceForwarder> forwarder, Supplier<ClientRequests> clientRequests, BrokerSecurity security,
+      FetchSessions sessions) {
     this.registry = registry;
+    this.sessions = sessions;
     this.security = security;
     this.transport = transport;
     this.forwarder = forwarder;
@@ -57,21 +55,11 @@ public final class ReplicationInbound implements ReplicationTransport.Inbound {
   @Override
   public void onFrame(int fromBroker, ReplicationFrame frame) {
     switch (frame.getBodyCase()) {
-      case FETCH: {
-        ShardId id = ShardRefs.toId(frame.getFetch().getShard());
-        Optional<ActorRef<ShardReplica.Command>> replica = registry.replica(id);
-        if (replica.isPresent()) {
-          replica.get().tell(new ShardReplica.FollowerFetch(fromBroker, frame.getFetch()));
-        } else {
-          transport.get().send(fromBroker, ReplicationFrame.newBuilder().setFetchResult(ReplicaFetchResult.newBuilder()
-              .setShard(frame.getFetch().getShard()).setFetchId(frame.getFetch().getFetchId())
-              .setLeaderEpoch(-1).setError(FetchError.FETCH_NOT_LEADER)).build());
-        }
+      case SESSION_REQUEST:
+        sessions.onRequest(fromBroker, frame.getSessionRequest());
         break;
-      }
-      case FETCH_RESULT:
-        registry.replica(ShardRefs.toId(frame.getFetchResult().getShard())).ifPresent(r ->
-            r.tell(new ShardReplica.FetchResultArrived(fromBroker, frame.getFetchResult())));
+      case SESSION_ANSWER:
+        sessions.onAnswer(fromBroker, frame.getSessionAnswer());
         break;
       case FORWARD_PRODUCE:
         onForwardedProduce(fromBroker, frame.getForwardProduce());

@@ -52,6 +52,11 @@ final class ConsumerReads {
     }
   }
 
+  /** Whether a fetch waits (the replica's work tick must run to answer it when its wait ends). */
+  boolean waiting() {
+    return !waiting.isEmpty();
+  }
+
   void onCommitAdvanced(long commitOffset) {
     if (waiting.isEmpty()) {
       return;

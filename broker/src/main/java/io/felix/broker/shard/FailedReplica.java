@@ -5,8 +5,6 @@ import io.felix.broker.log.ShardLog;
 import io.felix.protocol.Errors;
 import io.felix.protocol.client.ErrorCode;
 import io.felix.protocol.replication.FetchError;
-import io.felix.protocol.replication.ReplicaFetchResult;
-import io.felix.protocol.replication.ReplicationFrame;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -19,7 +17,7 @@ import org.apache.pekko.actor.typed.javadsl.Receive;
  * Describe, Fence and Digest answer FAILED, so the control plane neither promotes it nor counts it in sync, and its
  * {@link io.felix.broker.control.LeaderCheck} fails the shard over when it was the leader.
  *
- * <p>Every {@code felix.log.reopen-interval} (on the replica's tick) it tries to open the log again. Once that
+ * <p>Every {@code felix.log.reopen-interval} (on the replica's work tick, which runs while it is failed) it tries to open the log again. Once that
  * succeeds it takes its role from the newest assignment it was told (see {@link ShardReplica#roleFor}), with one
  * rule of its own: it never leads at an epoch it was assigned to lead while failed or when it failed. It may have
  * lost records it had already shipped under that epoch, so leading again at it could fork the log without an epoch
@@ -45,6 +43,7 @@ final class FailedReplica extends AbstractBehavior<ShardReplica.Command> {
     this.cause = cause;
     this.nextAttemptNanos = wiring.clock().nanoTime() + wiring.opener().reopenInterval().toNanos();
     observe(assignment);
+    wiring.timers().workPending(); // reopen attempts and reports, until it is no longer failed
     wiring.actor().getLog().warn("replica {} on broker {} is FAILED and serves nothing ({}); it tries to open its log "
         + "in {} again every {}", wiring.id(), wiring.brokerId(), cause, wiring.opener().dir(),
         wiring.opener().reopenInterval());
@@ -62,6 +61,7 @@ final class FailedReplica extends AbstractBehavior<ShardReplica.Command> {
    */
   static Behavior<ShardReplica.Command> afterRunFailed(ReplicaContext ctx, ShardAssignment assignment,
       String cause) {
+    ctx.unfollow();
     ctx.reads.releaseAll(ctx.commitOffset);
     ShardReplica.closeLog(ctx, false);
     ctx.metrics.shardReleased(ctx.id);
@@ -71,7 +71,9 @@ final class FailedReplica extends AbstractBehavior<ShardReplica.Command> {
   @Override
   public Receive<ShardReplica.Command> createReceive() {
     return newReceiveBuilder()
-        .onMessageEquals(ShardReplica.Tick.INSTANCE, this::onTick)
+        .onMessageEquals(ShardReplica.Tick.WORK, this::onTick)
+        .onMessageEquals(ShardReplica.Tick.HOUSEKEEPING, () -> this)
+        .onMessage(ShardReplica.FollowerSessionEnded.class, e -> this)
         .onMessage(ShardReplica.Assign.class, a -> {
           if (a.assignment().leaderEpoch() >= assignment.leaderEpoch()) {
             observe(a.assignment());
@@ -105,10 +107,7 @@ final class FailedReplica extends AbstractBehavior<ShardReplica.Command> {
           return this;
         })
         .onMessage(ShardReplica.FollowerFetch.class, f -> {
-          wiring.transport().send(f.fromBroker(), ReplicationFrame.newBuilder().setFetchResult(ReplicaFetchResult
-              .newBuilder().setShard(f.fetch().getShard()).setLeaderEpoch(assignment.leaderEpoch())
-              .setFetchId(f.fetch().getFetchId()).setFetchOffset(f.fetch().getFetchOffset())
-              .setError(FetchError.FETCH_REPLICA_FAILED)).build());
+          ShardReplica.refuseFetch(f, assignment.leaderEpoch(), FetchError.FETCH_REPLICA_FAILED);
           return this;
         })
         .onMessage(ShardReplica.Retire.class, r -> Behaviors.stopped())

@@ -1,21 +1,23 @@
 package io.felix.broker.shard;
 
 import io.felix.broker.assignment.ShardId;
+import io.felix.broker.assignment.StreamConfig;
+import io.felix.broker.cache.CacheSettings;
 import io.felix.broker.log.ReplicaMetadata;
 import io.felix.broker.log.ReplicaState;
 import io.felix.broker.log.RetentionSettings;
 import io.felix.broker.log.ShardLog;
 import io.felix.broker.metrics.BrokerMetrics;
 import io.felix.broker.transport.ReplicationSettings;
-import io.felix.broker.transport.ReplicationTransport;
-import io.felix.protocol.replication.ReplicationFrame;
+import io.felix.protocol.replication.ReplicaFetch;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.time.Duration;
 import java.util.List;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 
 /**
- * What every behaviour of one replica actor shares: identity, the log it owns, the transport, the settings and the
+ * What every behaviour of one replica actor shares: identity, the log it owns, its timers, the settings and the
  * state that outlives a change of role (the fence and the highest commit offset known). Used only from the replica
  * actor's thread.
  */
@@ -25,13 +27,13 @@ final class ReplicaContext {
   final ShardId id;
   final int brokerId;
   final ShardLog log;
-  final ReplicationTransport transport;
   final ReplicationSettings settings;
   final ReplicaRegistry registry;
   final ActorContext<ShardReplica.Command> actor;
   final ConsumerReads reads;
   final BrokerMetrics metrics;
   final ReplicaClock clock;
+  final ReplicaTimers timers;
   private final ReplicaMetadata metadata;
   /** What {@code replica.state} holds: changed only by writing it first. */
   private ReplicaState state;
@@ -41,8 +43,12 @@ final class ReplicaContext {
   NotServingReason refusal = NotServingReason.FENCED_ABOVE_EPOCH;
   /** The highest commit offset (high watermark) this replica knows; only grows. */
   long commitOffset;
-  /** When retention last looked at the log ({@link #enforceRetention}). */
-  private long retentionCheckedAtNanos;
+  /** The log end when housekeeping last ran: a log that grew since has something for retention to look at. */
+  private long housekeptAtLogEnd = -1;
+  /** The stream's settings when housekeeping last ran: changed ones (retention, segment size) are applied. */
+  private StreamConfig housekeptConfig;
+  /** The leader broker whose fetcher has this replica's position (see {@link #follow}), -1 for none. */
+  private int fetchingFrom = -1;
   private CacheReads cacheReads;
 
   ReplicaContext(ReplicaWiring wiring, ShardLog log, ReplicaMetadata metadata, ReplicaState state) {
@@ -50,17 +56,16 @@ final class ReplicaContext {
     this.id = wiring.id();
     this.brokerId = wiring.brokerId();
     this.log = log;
-    this.transport = wiring.transport();
     this.settings = wiring.settings();
     this.registry = wiring.registry();
     this.actor = wiring.actor();
     this.clock = wiring.clock();
+    this.timers = wiring.timers();
     this.reads = new ConsumerReads(id, log, clock);
     this.metrics = BrokerMetrics.of(actor.getSystem());
     this.metadata = metadata;
     this.state = state;
     this.promisedAtOpen = state.promisedEpoch();
-    this.retentionCheckedAtNanos = clock.nanoTime();
     metrics.logStartOffset(id, log.logStartOffset());
   }
 
@@ -143,16 +148,59 @@ final class ReplicaContext {
   }
 
   /**
-   * The cleaner, run on every replica (leader, follower or learner) from its tick: once per check interval it applies
-   * the stream's segment size and deletes the whole sealed segments past the stream's retention, never one holding
-   * offsets at or after the commit offset this replica knows. A deletion that fails fails the log.
+   * Schedules a housekeeping tick one retention-check-interval from now when it may have work: the log grew since the
+   * last one, it holds sealed segments (which retention deletes, compaction rewrites), the stream's settings changed,
+   * or it is a cache's (whose index is checkpointed). An idle stream replica with one segment has none.
    */
-  void enforceRetention(long nowNanos) {
-    RetentionSettings defaults = registry.retention();
-    if (nowNanos - retentionCheckedAtNanos < defaults.checkInterval().toNanos() || log.failed()) {
+  void housekeepingIfDue() {
+    if (log.failed()) {
       return;
     }
-    retentionCheckedAtNanos = nowNanos;
+    if (log.logEndOffset() != housekeptAtLogEnd || log.segmentCount() > 1 || cacheReads != null
+        || !registry.table().streamConfig(id.stream()).equals(housekeptConfig)) {
+      timers.housekeepingIn(housekeepingInterval());
+    }
+  }
+
+  /** Retention's check interval; a cache's compaction and checkpoint intervals when shorter. */
+  private Duration housekeepingInterval() {
+    Duration interval = registry.retention().checkInterval();
+    if (cacheReads != null) {
+      CacheSettings cache = registry.cache();
+      for (Duration d : List.of(cache.compactionInterval(), cache.checkpointInterval())) {
+        interval = d.compareTo(interval) < 0 ? d : interval;
+      }
+    }
+    return interval;
+  }
+
+  /**
+   * Housekeeping, on every replica (leader, follower or learner): the stream's segment size and retention (see
+   * {@link #enforceRetention}) and the cache's index, compaction and checkpoint; then the next tick if still due.
+   */
+  void housekeep() {
+    housekeptConfig = registry.table().streamConfig(id.stream());
+    enforceRetention();
+    CacheReads cache = cacheReads();
+    if (cache != null && !log.failed()) {
+      cache.onTick(commitOffset); // indexes what was committed, compacts and checkpoints
+    }
+    housekeptAtLogEnd = log.logEndOffset();
+    if (log.segmentCount() > 1 || cache != null) {
+      timers.housekeepingIn(housekeepingInterval());
+    }
+  }
+
+  /**
+   * The cleaner: applies the stream's segment size and deletes the whole sealed segments past the stream's
+   * retention, never one holding offsets at or after the commit offset this replica knows. A deletion that fails
+   * fails the log.
+   */
+  private void enforceRetention() {
+    if (log.failed()) {
+      return;
+    }
+    RetentionSettings defaults = registry.retention();
     RetentionSettings.Retention limits =
         defaults.resolve(registry.table().streamConfig(id.stream()), log.settings().segmentBytes());
     long before = log.logStartOffset();
@@ -168,8 +216,24 @@ final class ReplicaContext {
     }
   }
 
-  void send(int broker, ReplicationFrame frame) {
-    transport.send(broker, frame);
+  /**
+   * Gives this replica's position to the fetcher of {@code leaderBroker} (see {@link LeaderFetchers#follow}), leaving
+   * the fetcher it fetched from before if that was another broker's.
+   */
+  void follow(int leaderBroker, ReplicaFetch position) {
+    if (fetchingFrom >= 0 && fetchingFrom != leaderBroker) {
+      unfollow();
+    }
+    fetchingFrom = leaderBroker;
+    registry.fetchers().follow(leaderBroker, id, actor.getSelf(), position);
+  }
+
+  /** Stops fetching (a change of role, a failure, a stop). */
+  void unfollow() {
+    if (fetchingFrom >= 0) {
+      registry.fetchers().unfollow(fetchingFrom, id, actor.getSelf());
+      fetchingFrom = -1;
+    }
   }
 
   ReplicaStatus status(ReplicaRole role, boolean failed) {

@@ -279,7 +279,7 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
   private boolean spawn(ShardAssignment a) {
     boolean setAside = quarantineIfOtherIncarnation(a);
     ActorRef<ShardReplica.Command> replica = getContext().spawn(ShardReplica.create(a, brokerId,
-        dataDir.resolve(directoryName(a.id())), logSettings, flusher, transport, settings, registry,
+        dataDir.resolve(directoryName(a.id())), logSettings, flusher, settings, registry,
         getContext().getSelf()), "replica-" + directoryName(a.id()) + "-" + (++spawned), REPLICA_DISPATCHER);
     getContext().watchWith(replica, new ReplicaStopped(a.id(), replica));
     replicas.put(a.id(), replica);

@@ -19,6 +19,7 @@ public final class ReplicaRegistry {
   private volatile AssignmentTable table = AssignmentTable.EMPTY;
   private final Map<ShardId, ActorRef<ShardReplica.Command>> replicas = new ConcurrentHashMap<>();
   private volatile NotServingSink notServing = NotServingSink.NONE;
+  private volatile LeaderFetchers fetchers = LeaderFetchers.NONE;
   private volatile Duration notServingInterval = Duration.ofSeconds(1);
   private volatile RetentionSettings retention = RetentionSettings.defaults();
   private volatile io.felix.broker.cache.CacheSettings cache = io.felix.broker.cache.CacheSettings.DEFAULTS;
@@ -41,6 +42,16 @@ public final class ReplicaRegistry {
 
   void table(AssignmentTable newer) {
     table = newer;
+    fetchers.brokers(newer.brokers().keySet());
+  }
+
+  /** Where follower replicas give their positions: this broker's fetchers; set before replicas start. */
+  public void fetchFrom(LeaderFetchers fetchers) {
+    this.fetchers = fetchers;
+  }
+
+  LeaderFetchers fetchers() {
+    return fetchers;
   }
 
   void put(ShardId id, ActorRef<ShardReplica.Command> replica) {

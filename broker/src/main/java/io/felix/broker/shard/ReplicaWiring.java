@@ -6,7 +6,6 @@ import io.felix.broker.log.ReplicaMetadata;
 import io.felix.broker.log.ReplicaState;
 import io.felix.broker.log.ShardLog;
 import io.felix.broker.transport.ReplicationSettings;
-import io.felix.broker.transport.ReplicationTransport;
 import java.io.IOException;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 
@@ -14,9 +13,8 @@ import org.apache.pekko.actor.typed.javadsl.ActorContext;
  * What a replica actor is built from besides its log: kept by {@link FailedReplica} while the log is failed, so that
  * a reopened log gets a {@link ReplicaContext} wired exactly as the first one was.
  */
-record ReplicaWiring(ShardId id, int brokerId, LogOpener opener, ReplicationTransport transport,
-    ReplicationSettings settings, ReplicaRegistry registry, ActorContext<ShardReplica.Command> actor,
-    ReplicaClock clock) {
+record ReplicaWiring(ShardId id, int brokerId, LogOpener opener, ReplicationSettings settings,
+    ReplicaRegistry registry, ActorContext<ShardReplica.Command> actor, ReplicaClock clock, ReplicaTimers timers) {
 
   /**
    * Opens the log and its {@code replica.state}: when the replica starts, and again every reopen interval while the

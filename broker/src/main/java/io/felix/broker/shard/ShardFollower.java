@@ -4,52 +4,58 @@ import io.felix.broker.assignment.ShardAssignment;
 import io.felix.protocol.replication.FetchError;
 import io.felix.protocol.replication.ReplicaFetch;
 import io.felix.protocol.replication.ReplicaFetchResult;
-import io.felix.protocol.replication.ReplicationFrame;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.Receive;
 
 /**
- * The follower role (also a learner's): pulls the leader's log, one fetch in flight at a time.
+ * The follower role (also a learner's): copies the leader's log through the fetch session of this broker with the
+ * leader's broker ({@link LeaderFetchers}), which sends every shard's position in one request.
  *
- * <p>Each fetch names the follower's log end, the epoch of its last batch and its stored offset (the ack: only
- * what the log reports stored, so every ack is true). The leader first checks that the two logs agree up to there
- * (KIP-101); when they do not it answers with where they part, the follower truncates and fetches again. After an
- * append the next fetch leaves at once (the fsync overlaps the next round trip), and when the fsync completes a
- * separate ack-only fetch carries the new stored offset (the leader records it and ships nothing for it).
+ * <p>The position names the follower's log end, the epoch of its last batch and its stored offset (the ack: only
+ * what the log reports stored, so every ack is true), under the leader epoch it follows. The leader first checks
+ * that the two logs agree up to there (KIP-101); when they do not it answers with where they part, the follower
+ * truncates and gives a new position. Otherwise the leader pushes records as it appends them; after an append the
+ * follower reports its new log end at once (the leader may ship the next records while the fsync runs) and its
+ * stored offset once the fsync completes.
  *
- * <p>Nothing relies on one message arriving: a fetch unanswered within fetch-timeout is sent again; an answer is
- * used only if it continues the log exactly where it ends now (its fetch offset equals the log end) under the
- * current epoch, so answers to older, resent or reordered fetches are harmless.
+ * <p>Each position has a fetch id. The follower takes a new one whenever its log stops continuing what the leader
+ * ships (it starts following, truncates, restarts at the leader's start, or an answer does not start exactly at its
+ * log end: records were lost or came twice), which makes the leader ship from that log end again. An answer is used
+ * only if it carries the current fetch id, the current epoch and starts exactly at the log end, so answers to older
+ * positions are harmless. Errors that only need time (no leader there yet) are retried by the fetcher.
  *
- * <p>Without a leader, or with an assignment older than the fence, the follower is idle and fetches nothing.
+ * <p>Without a leader, or with an assignment older than the fence, the follower is idle and fetches nothing. An idle
+ * follower that holds the leader's whole log exchanges no message and runs no timer.
  */
 final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
-  private static final long RETRY_NANOS = 100_000_000L;
-
   private final ReplicaContext ctx;
   private ShardAssignment assignment;
-  private long fetchId;
-  /** Whether a fetch is out and unanswered (a new one replaces it: the leader keeps only the latest). */
-  private boolean outstanding;
-  private long sentAtNanos;
-  private long nextFetchAtNanos;
-  /** The stored offset the last fetch reported: a higher one is worth an ack of its own. */
+  /**
+   * The id of the current position (see the class comment). It starts at random: a replica actor started again (after
+   * a failure) must not present its first position under an id its predecessor used, or the leader would take it for
+   * that predecessor's progress and wait for records the new actor never got.
+   */
+  private long fetchId = java.util.concurrent.ThreadLocalRandom.current().nextLong(1, 1L << 62);
+  /** The position last given to the fetcher: a change of log end or stored offset is reported, nothing else. */
+  private long reportedEnd = -1;
   private long reportedStored = -1;
   /** The highest commit offset the current leader has sent, -1 before its first answer. */
   private long learnedCommit = -1;
+  /** Whether the leader accepted the current position (answered it without an error). */
+  private boolean accepted;
   /** The incarnation mismatch was logged for the current leadership (it is said once, not on every retry). */
   private boolean mismatchLogged;
   /** When this replica last told the singleton it is assigned to lead but does not; null before the first time. */
   private Long notServingReportedAtNanos;
-  /** When the current leader last answered a fetch (what follower reads are as fresh as); null before then. */
-  private Long heardFromLeaderAtNanos;
 
   private ShardFollower(ReplicaContext ctx, ShardAssignment assignment) {
     super(ctx.actor);
     this.ctx = ctx;
     follow(assignment);
+    ctx.housekeepingIfDue();
+    workIfPending();
   }
 
   static Behavior<ShardReplica.Command> create(ReplicaContext ctx, ShardAssignment assignment) {
@@ -61,7 +67,11 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
     return newReceiveBuilder()
         .onMessage(ShardReplica.FetchResultArrived.class, this::onFetchResult)
         .onMessage(ShardReplica.Stored.class, this::onStored)
-        .onMessageEquals(ShardReplica.Tick.INSTANCE, this::onTick)
+        .onMessageEquals(ShardReplica.Tick.WORK, this::onWorkTick)
+        .onMessageEquals(ShardReplica.Tick.HOUSEKEEPING, () -> {
+          ctx.housekeep();
+          return this;
+        })
         .onMessage(ShardReplica.ClientProduce.class, p -> {
           p.reply().complete(ShardReplica.notLeader(ctx.id, knownLeader(), ctx.registry));
           return this;
@@ -69,15 +79,20 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
         .onMessage(ShardReplica.CacheRead.class, this::onCacheRead)
         .onMessage(ShardReplica.ClientFetch.class, f -> {
           ctx.reads.fetch(f, ctx.commitOffset, false);
+          workIfPending();
           return this;
         })
         .onMessage(ShardReplica.FollowerFetch.class, f -> {
-          ShardReplica.refuseFetch(ctx, f, assignment.leaderEpoch(), FetchError.FETCH_NOT_LEADER);
+          ShardReplica.refuseFetch(f, assignment.leaderEpoch(), FetchError.FETCH_NOT_LEADER);
           return this;
         })
+        .onMessage(ShardReplica.FollowerSessionEnded.class, e -> this)
         .onMessage(ShardReplica.Assign.class, this::onAssign)
         .onMessage(ShardReplica.Fence.class, f -> {
           ctx.promise(f.newEpoch());
+          if (!canFetch()) {
+            ctx.unfollow(); // fenced above the epoch it followed: no more acks under it
+          }
           f.replyTo().tell(ctx.status(role(), false));
           return this;
         })
@@ -89,8 +104,13 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
           ShardReplica.digest(ctx, d);
           return this;
         })
-        .onMessage(ShardReplica.LogFailed.class, f -> f.log() == ctx.log
-            ? FailedReplica.afterRunFailed(ctx, assignment, f.cause()) : this)
+        .onMessage(ShardReplica.LogFailed.class, f -> {
+          if (f.log() != ctx.log) {
+            return this;
+          }
+          ctx.unfollow();
+          return FailedReplica.afterRunFailed(ctx, assignment, f.cause());
+        })
         .onMessage(ShardReplica.Retire.class, r -> ShardReplica.retire(ctx, r))
         .onSignal(PostStop.class, s -> {
           ShardReplica.onPostStop(ctx, s);
@@ -101,18 +121,21 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
 
   private void follow(ShardAssignment a) {
     assignment = a;
-    outstanding = false;
     learnedCommit = -1;
-    heardFromLeaderAtNanos = null;
+    accepted = false;
+    mismatchLogged = false;
     if (a.leader() != ShardAssignment.NO_LEADER && a.leader() != ctx.brokerId && !canFetch()) {
-      ctx.actor.getLog().info("replica {} will not follow broker {} at epoch {}: it has promised epoch {}", ctx.id,
+      ctx.actor.getLog().debug("replica {} will not follow broker {} at epoch {}: it has promised epoch {}", ctx.id,
           a.leader(), a.leaderEpoch(), ctx.promisedEpoch());
     }
     if (canFetch()) {
-      ctx.promise(a.leaderEpoch()); // before the first fetch: it acks, and acks count only under the promise
-      ctx.actor.getLog().info("replica {} follows broker {} at epoch {}{} from offset {} (last epoch {})", ctx.id,
-          a.leader(), a.leaderEpoch(), isLearner() ? " as a learner" : "", ctx.log.logEndOffset(), ctx.log.lastEpoch());
-      sendFetch();
+      ctx.promise(a.leaderEpoch()); // before the first entry: it acks, and acks count only under the promise
+      ctx.actor.getLog().debug("replica {} follows broker {} at epoch {}{} from offset {} (last epoch {})", ctx.id,
+          a.leader(), a.leaderEpoch(), isLearner() ? " as a learner" : "", ctx.log.logEndOffset(),
+          ctx.log.lastEpoch());
+      newPosition();
+    } else {
+      ctx.unfollow();
     }
   }
 
@@ -136,76 +159,88 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
     return isLearner() ? ReplicaRole.LEARNER : ReplicaRole.FOLLOWER;
   }
 
-  private void sendFetch() {
-    outstanding = true;
+  /** A new position: the log no longer continues what the leader shipped, so it ships from the log end again. */
+  private void newPosition() {
     fetchId++;
-    sentAtNanos = ctx.clock.nanoTime();
-    ctx.send(assignment.leader(), ReplicationFrame.newBuilder().setFetch(fetch()).build());
+    accepted = false;
+    report();
   }
 
-  /** Reports a higher stored offset without asking for records (the regular fetch is already out). */
-  private void sendAck() {
-    ctx.send(assignment.leader(), ReplicationFrame.newBuilder().setFetch(fetch().setAckOnly(true)).build());
+  /** Gives the fetcher the position (unless it is the one given last with the same fetch id). */
+  private void reportIfMoved() {
+    if (canFetch() && (ctx.log.logEndOffset() != reportedEnd || ctx.log.storedOffset() != reportedStored)) {
+      report();
+    }
   }
 
-  private ReplicaFetch.Builder fetch() {
+  private void report() {
+    reportedEnd = ctx.log.logEndOffset();
     reportedStored = ctx.log.storedOffset();
-    return ReplicaFetch.newBuilder()
+    ctx.follow(assignment.leader(), ReplicaFetch.newBuilder()
         .setShard(ShardRefs.toRef(ctx.id)).setLeaderEpoch(assignment.leaderEpoch())
-        .setFollowerId(ctx.brokerId).setFetchOffset(ctx.log.logEndOffset()).setLastFetchedEpoch(ctx.log.lastEpoch())
+        .setFollowerId(ctx.brokerId).setFetchOffset(reportedEnd).setLastFetchedEpoch(ctx.log.lastEpoch())
         .setDurableOffset(reportedStored).setMaxBytes(ctx.settings.fetchMaxBytes()).setFetchId(fetchId)
-        .setIncarnation(ctx.state().incarnation().toString());
+        .setIncarnation(ctx.state().incarnation().toString()).build());
   }
 
   private Behavior<ShardReplica.Command> onFetchResult(ShardReplica.FetchResultArrived arrived) {
     ReplicaFetchResult r = arrived.result();
-    if (arrived.fromBroker() != assignment.leader() || !canFetch()
-        || r.getFetchOffset() != ctx.log.logEndOffset()) {
-      return this; // not from our leader, no longer wanted, or answers a fetch from another log end (older, resent)
-    }
-    if (r.getError() == FetchError.FETCH_INCARNATION_MISMATCH) {
-      if (!mismatchLogged) {
-        mismatchLogged = true;
-        ctx.actor.getLog().warn("replica {} (incarnation {}): broker {} leads another incarnation of the stream at "
-            + "epoch {}; nothing is copied or truncated", ctx.id, ctx.state().incarnation(), arrived.fromBroker(),
-            r.getLeaderEpoch());
-      }
-      if (r.getFetchId() == fetchId) {
-        outstanding = false;
-        nextFetchAtNanos = ctx.clock.nanoTime() + RETRY_NANOS;
-      }
+    if (arrived.fromBroker() != assignment.leader() || !canFetch() || r.getFetchId() != fetchId
+        || r.getLeaderEpoch() != assignment.leaderEpoch()) {
+      // Not from our leader, no longer wanted, for an older position, or from a leader at another epoch (not there
+      // yet, or any more: the fetcher asks again later).
       return this;
     }
-    if (r.getLeaderEpoch() != assignment.leaderEpoch() || r.getError() == FetchError.FETCH_EPOCH_MISMATCH
-        || r.getError() == FetchError.FETCH_NOT_LEADER || r.getError() == FetchError.FETCH_REPLICA_FAILED) {
-      if (r.getFetchId() == fetchId) {
-        outstanding = false;
-        nextFetchAtNanos = ctx.clock.nanoTime() + RETRY_NANOS; // the leader is not there yet (or any more)
-      }
-      return this;
-    }
-    if (r.getError() == FetchError.FETCH_OFFSET_OUT_OF_RANGE) {
-      return restartAtLeaderStart(r);
-    }
-    if (r.getError() == FetchError.FETCH_DIVERGING) {
-      try {
-        truncateToAgreement(r.getDivergingEpoch(), r.getDivergingEndOffset());
-      } catch (RuntimeException e) {
-        if (ctx.log.failed()) {
-          return FailedReplica.afterRunFailed(ctx, assignment, "a truncation failed: " + e.getMessage());
+    switch (r.getError()) {
+      case FETCH_INCARNATION_MISMATCH:
+        if (!mismatchLogged) {
+          mismatchLogged = true;
+          ctx.actor.getLog().warn("replica {} (incarnation {}): broker {} leads another incarnation of the stream "
+              + "at epoch {}; nothing is copied or truncated", ctx.id, ctx.state().incarnation(),
+              arrived.fromBroker(), r.getLeaderEpoch());
         }
-        throw e;
+        return this; // the fetcher asks again later
+      case FETCH_NOT_LEADER:
+      case FETCH_REPLICA_FAILED:
+        return this; // the leader is not serving yet (or any more): the fetcher asks again later
+      case FETCH_OFFSET_OUT_OF_RANGE:
+      case FETCH_DIVERGING:
+        if (r.getFetchOffset() != ctx.log.logEndOffset()) {
+          // About an earlier log end of this position; the leader dropped the position, so it goes again from here.
+          newPosition();
+          return this;
+        }
+        return r.getError() == FetchError.FETCH_DIVERGING ? onDiverging(r) : restartAtLeaderStart(r);
+      default:
+        return onRecords(arrived.fromBroker(), r);
+    }
+  }
+
+  private Behavior<ShardReplica.Command> onDiverging(ReplicaFetchResult r) {
+    try {
+      truncateToAgreement(r.getDivergingEpoch(), r.getDivergingEndOffset());
+    } catch (RuntimeException e) {
+      if (ctx.log.failed()) {
+        ctx.unfollow();
+        return FailedReplica.afterRunFailed(ctx, assignment, "a truncation failed: " + e.getMessage());
       }
-      sendFetch();
+      throw e;
+    }
+    newPosition();
+    return this;
+  }
+
+  private Behavior<ShardReplica.Command> onRecords(int fromBroker, ReplicaFetchResult r) {
+    if (r.getFetchOffset() != ctx.log.logEndOffset()) {
+      // Not where the log ends: records of this position went missing or came twice. Start from the log end again.
+      newPosition();
       return this;
     }
-    outstanding = false;
+    accepted = true;
     learnedCommit = Math.max(learnedCommit, r.getCommitOffset());
-    heardFromLeaderAtNanos = ctx.clock.nanoTime();
     if (r.getBatches().isEmpty()) {
       ctx.commitTo(r.getCommitOffset());
       checkRecovered();
-      sendFetch();
       return this;
     }
     long end;
@@ -213,13 +248,14 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
       end = ctx.log.appendReplicated(r.getBatches().asReadOnlyByteBuffer());
     } catch (RuntimeException e) {
       if (ctx.log.failed()) {
-        ctx.actor.getLog().error("replica {}: appending batches from broker {} failed: {}", ctx.id,
-            arrived.fromBroker(), e.getMessage());
+        ctx.actor.getLog().error("replica {}: appending batches from broker {} failed: {}", ctx.id, fromBroker,
+            e.getMessage());
+        ctx.unfollow();
         return FailedReplica.afterRunFailed(ctx, assignment, "an append failed: " + e.getMessage());
       }
-      ctx.actor.getLog().warn("replica {}: batches from broker {} refused ({}); fetching again", ctx.id,
-          arrived.fromBroker(), e.getMessage());
-      nextFetchAtNanos = ctx.clock.nanoTime() + RETRY_NANOS;
+      ctx.actor.getLog().warn("replica {}: batches from broker {} refused ({}); fetching again", ctx.id, fromBroker,
+          e.getMessage());
+      newPosition();
       return this;
     }
     ctx.commitTo(r.getCommitOffset());
@@ -230,7 +266,8 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
         ShardReplica.reportFailure(ctx, failure);
       }
     });
-    sendFetch();
+    reportIfMoved(); // the new log end: the leader may ship the next records while the fsync runs
+    ctx.housekeepingIfDue();
     return this;
   }
 
@@ -242,8 +279,7 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
     long leaderStart = r.getLeaderLogStartOffset();
     long end = ctx.log.logEndOffset();
     if (end >= leaderStart) {
-      outstanding = false; // the leader's start moved under an older fetch: ask again
-      nextFetchAtNanos = ctx.clock.nanoTime() + RETRY_NANOS;
+      newPosition(); // the leader's start moved under an older position: ask again from here
       return this;
     }
     try {
@@ -251,6 +287,7 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
       ctx.forgetCacheIndex();
     } catch (RuntimeException e) {
       if (ctx.log.failed()) {
+        ctx.unfollow();
         return FailedReplica.afterRunFailed(ctx, assignment, "restarting the log failed: " + e.getMessage());
       }
       throw e;
@@ -258,7 +295,7 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
     ctx.metrics.logStartOffset(ctx.id, leaderStart);
     ctx.actor.getLog().info("replica {}: its log ends at {}, below the log start {} of leader {} (retention): "
         + "dropped it and copies from {}", ctx.id, end, leaderStart, assignment.leader(), leaderStart);
-    sendFetch();
+    newPosition();
     return this;
   }
 
@@ -285,33 +322,29 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
 
   private Behavior<ShardReplica.Command> onStored(ShardReplica.Stored s) {
     checkRecovered();
-    if (canFetch() && s.offset() > reportedStored) {
-      if (outstanding) {
-        sendAck(); // the ack the leader waits for; the fetch that is out stays as it is
-      } else {
-        sendFetch();
-      }
+    reportIfMoved(); // the ack the leader waits for
+    return this;
+  }
+
+  /** The work tick, while work is pending: consumers whose wait ended, and the report of a refusal to lead. */
+  private Behavior<ShardReplica.Command> onWorkTick() {
+    long now = ctx.clock.nanoTime();
+    ctx.reads.onTick(now, ctx.commitOffset);
+    reportIfAssignedToLead(now);
+    if (!hasPendingWork()) {
+      ctx.timers.workDone();
     }
     return this;
   }
 
-  private Behavior<ShardReplica.Command> onTick() {
-    long now = ctx.clock.nanoTime();
-    if (canFetch()) {
-      if (outstanding && now - sentAtNanos >= ctx.settings.fetchTimeout().toNanos()) {
-        sendFetch(); // lost on the way, or its answer was: ask again
-      } else if (!outstanding && now - nextFetchAtNanos >= 0) {
-        sendFetch();
-      }
+  private boolean hasPendingWork() {
+    return ctx.reads.waiting() || assignment.leader() == ctx.brokerId;
+  }
+
+  private void workIfPending() {
+    if (hasPendingWork()) {
+      ctx.timers.workPending();
     }
-    ctx.reads.onTick(now, ctx.commitOffset);
-    ctx.enforceRetention(now);
-    CacheReads cache = ctx.cacheReads();
-    if (cache != null) {
-      cache.onTick(ctx.commitOffset); // indexes what was committed, compacts and checkpoints, as on the leader
-    }
-    reportIfAssignedToLead(now);
-    return this;
   }
 
   /**
@@ -329,10 +362,17 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
     return this;
   }
 
+  /**
+   * In contact: the leader accepted the current position, and its broker answered this broker's fetch session
+   * within the lag (it would have pushed anything new of this shard into that answer).
+   */
   private boolean inContactWithLeader() {
     long maxLag = ctx.registry.cache().followerReadMaxLag().toNanos();
-    return maxLag > 0 && canFetch() && !ctx.recovering() && heardFromLeaderAtNanos != null
-        && ctx.clock.nanoTime() - heardFromLeaderAtNanos <= maxLag;
+    if (maxLag <= 0 || !canFetch() || ctx.recovering() || !accepted) {
+      return false;
+    }
+    long answered = ctx.registry.fetchers().lastAnswerNanos(assignment.leader());
+    return answered != Long.MIN_VALUE && ctx.clock.nanoTime() - answered <= maxLag;
   }
 
   /**
@@ -360,16 +400,20 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
     if (next.leaderEpoch() < assignment.leaderEpoch()) {
       return this;
     }
+    ctx.housekeepingIfDue(); // the stream's retention or segment size may have changed
     if (next.leader() == ctx.brokerId) {
       ctx.reads.releaseAll(ctx.commitOffset);
+      ctx.unfollow();
+      ctx.timers.workDone();
       return ShardReplica.roleFor(ctx, next);
     }
     boolean sameLeadership = next.leaderEpoch() == assignment.leaderEpoch() && next.leader() == assignment.leader();
     if (sameLeadership) {
-      assignment = next; // e.g. a learner promoted to replica: keep the fetch in flight
+      assignment = next; // e.g. a learner promoted to replica: the position stands
       return this;
     }
     follow(next);
+    workIfPending();
     return this;
   }
 }

@@ -27,9 +27,11 @@ import org.apache.pekko.actor.typed.javadsl.Receive;
 /**
  * The leader role of a shard replica at one epoch.
  *
- * <p>Appends: a produce is appended with the leader's epoch; its offsets are the log's. Followers pull (see
- * {@link ShardFollower}); a fetch that finds nothing new is held until records arrive or fetch-max-wait passes.
- * Each fetch is also an ack: it carries the follower's stored offset.
+ * <p>Appends: a produce is appended with the leader's epoch; its offsets are the log's. Followers fetch through
+ * fetch sessions, one per follower broker (see {@link ShardFollower}): an entry in a session registers a follower's
+ * position, and from then on the leader pushes what it appends into that session ({@link FollowerProgress} says
+ * whom to ship what), one answer per follower at a time, the next once the follower reports that it appended the
+ * last. An entry is also an ack: it carries the follower's stored offset. An idle shard exchanges no message.
  *
  * <p>Commit offset: {@link FollowerProgress#commitPoint}, the highest offset stored on a majority of the replica set
  * once that majority holds a record of this epoch (Raft's rule). So a new leader whose log is not empty first
@@ -41,8 +43,11 @@ import org.apache.pekko.actor.typed.javadsl.Receive;
  * producer epoch is refused, not appended. The state is the log's, kept by every replica's appends, so a new
  * leader knows what its predecessors stored.
  *
- * <p>Fencing: a fetch carrying a newer epoch, a FenceShard or a newer assignment stops appends at once; pending
- * producers then get TIMEOUT (outcome unknown). A fenced leader keeps serving fetches of its followers.
+ * <p>Fencing: an entry carrying a newer epoch, a FenceShard or a newer assignment stops appends at once; pending
+ * producers then get TIMEOUT (outcome unknown). A fenced leader keeps serving its followers.
+ *
+ * <p>Timers: the work tick runs only while produces wait for acks, consumers wait, or an in-sync follower is behind
+ * (it may leave the set); housekeeping only when due (see {@link ReplicaTimers}).
  */
 final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
   private final ReplicaContext ctx;
@@ -60,13 +65,6 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
    */
   private boolean provisional;
   private final Set<Integer> agreeing = new HashSet<>();
-  /**
-   * Followers answered at least once in this term. A follower's first fetch is answered at once, not held: the
-   * answer carries the commit offset, and a replica that opened new or wiped vouches for nothing in a failover
-   * until it has learned one (a new shard whose leader dies within fetch-max-wait would otherwise have no replica
-   * that vouches).
-   */
-  private final Set<Integer> answered = new HashSet<>();
   private long nextProducerExpiryMillis;
   /** Whether this leader wrote an epoch marker: then its cache reads wait until the marker is committed. */
   private final boolean wroteMarker;
@@ -99,7 +97,9 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
         () -> ctx.commitOffset, this::inSyncChanged);
     awaitStored(ctx.log.logEndOffset());
     reportReplication();
-    ctx.actor.getLog().info("replica {} leads at epoch {} from offset {} (replicas {}, learners {})", ctx.id, epoch,
+    ctx.unfollow();
+    ctx.housekeepingIfDue();
+    ctx.actor.getLog().debug("replica {} leads at epoch {} from offset {} (replicas {}, learners {})", ctx.id, epoch,
         epochStart, assignment.replicas(), assignment.learners());
   }
 
@@ -113,12 +113,15 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
         .onMessage(ShardReplica.ClientProduce.class, this::onProduce)
         .onMessage(ShardReplica.Stored.class, this::onStored)
         .onMessage(ShardReplica.FollowerFetch.class, this::onFollowerFetch)
+        .onMessage(ShardReplica.FollowerSessionEnded.class, this::onFollowerSessionEnded)
         .onMessage(ShardReplica.FetchResultArrived.class, r -> this)
         .onMessage(ShardReplica.ClientFetch.class, f -> {
           ctx.reads.fetch(f, ctx.commitOffset, true);
+          workIfPending();
           return this;
         })
-        .onMessageEquals(ShardReplica.Tick.INSTANCE, this::onTick)
+        .onMessageEquals(ShardReplica.Tick.WORK, this::onWorkTick)
+        .onMessageEquals(ShardReplica.Tick.HOUSEKEEPING, this::onHousekeeping)
         .onMessage(ShardReplica.CacheRead.class, this::onCacheRead)
         .onMessage(ShardReplica.Assign.class, this::onAssign)
         .onMessage(ShardReplica.Fence.class, this::onFence)
@@ -156,6 +159,7 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
       return this;
     }
     Duration timeout = r.getTimeoutMs() > 0 ? Duration.ofMillis(r.getTimeoutMs()) : ctx.settings.produceTimeout();
+    expireIdleProducers();
     ProducerStamp producer;
     try {
       producer = IdempotentProduce.stampOf(r);
@@ -170,6 +174,7 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
         pending.add(r.getAcks(), verdict.baseOffset(), verdict.baseOffset() + p.summary().count(), timeout,
             p.reply());
         advanceCommit();
+        workIfPending();
         return this;
       }
       if (verdict.outcome() != ProducerStates.Outcome.APPEND) {
@@ -179,6 +184,7 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
       }
     }
     long base;
+    followers.beforeAppend(ctx.clock.nanoTime());
     try {
       base = ctx.log.appendAsLeader(epoch, p.summary().count(), p.summary().firstTimestamp(),
           p.summary().maxTimestamp(), producer, r.getRecords().asReadOnlyByteBuffer());
@@ -196,7 +202,9 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
     ctx.metrics.recordAppended(ctx.id.stream(), p.summary().count(), r.getRecords().size());
     pending.add(r.getAcks(), base, end, timeout, p.reply());
     awaitStored(end);
-    releaseHeldFetches();
+    serveFollowers();
+    workIfPending();
+    ctx.housekeepingIfDue();
     return this;
   }
 
@@ -227,6 +235,7 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
     if (s.offset() > stored) {
       stored = s.offset();
       advanceCommit();
+      serveFollowers();
     }
     return this;
   }
@@ -239,37 +248,43 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
     return FailedReplica.afterRunFailed(ctx, assignment, f.cause());
   }
 
+  /**
+   * A follower's entry in its broker's fetch session: checked as every fetch always was (epoch, incarnation, replica
+   * set, the log start, KIP-101 agreement), then taken as its position and ack; an entry that starts a position is
+   * answered at once (with records, or empty with the commit offset: a new replica vouches for the shard once it has
+   * learned one), later ones ship the next records once the follower has appended the last.
+   */
   private Behavior<ShardReplica.Command> onFollowerFetch(ShardReplica.FollowerFetch f) {
     ReplicaFetch fetch = f.fetch();
+    int from = f.fromBroker();
     if (fetch.getLeaderEpoch() > epoch) {
-      fence("broker " + f.fromBroker() + " follows epoch " + fetch.getLeaderEpoch());
+      fence("broker " + from + " follows epoch " + fetch.getLeaderEpoch());
     }
     if (fetch.getLeaderEpoch() != epoch) {
-      ShardReplica.refuseFetch(ctx, f, epoch, FetchError.FETCH_EPOCH_MISMATCH);
+      ShardReplica.refuseFetch(f, epoch, FetchError.FETCH_EPOCH_MISMATCH);
       return this;
     }
     if (!fetch.getIncarnation().isEmpty() && !fetch.getIncarnation().equals(ctx.state().incarnation().toString())) {
       // Another incarnation of the stream (deleted and created again): its log is not ours to align or fill.
-      ShardReplica.refuseFetch(ctx, f, epoch, FetchError.FETCH_INCARNATION_MISMATCH);
+      ShardReplica.refuseFetch(f, epoch, FetchError.FETCH_INCARNATION_MISMATCH);
       return this;
     }
-    if (!followers.tracks(f.fromBroker())) {
-      ShardReplica.refuseFetch(ctx, f, epoch, FetchError.FETCH_NOT_LEADER); // not in the replica set or learners
+    if (!followers.tracks(from)) {
+      ShardReplica.refuseFetch(f, epoch, FetchError.FETCH_NOT_LEADER); // not in the replica set or learners
       return this;
     }
     long offset = fetch.getFetchOffset();
     if (provisional && offset > ctx.log.logEndOffset()) {
       // Records this replica never had as a new shard's leader: it lost its directory. Telling the follower to
       // truncate would destroy them; step down instead, so a failover round chooses a replica that holds them.
-      fence("broker " + f.fromBroker() + " holds records up to offset " + offset + " that its log (end "
+      fence("broker " + from + " holds records up to offset " + offset + " that its log (end "
           + ctx.log.logEndOffset() + ") lacks: this replica lost its data and stays recovering");
-      ShardReplica.refuseFetch(ctx, f, epoch, FetchError.FETCH_NOT_LEADER);
+      ShardReplica.refuseFetch(f, epoch, FetchError.FETCH_NOT_LEADER);
       return this;
     }
     if (offset < ctx.log.logStartOffset()) {
-      if (!fetch.getAckOnly()) {
-        refuseBelowStart(f.fromBroker(), fetch); // whatever its epochs say: retention deleted what it asks for
-      }
+      followers.forgetPosition(from);
+      deliver(f.session(), f.sessionId(), outOfRange(fetch)); // whatever its epochs say: retention deleted it
       return this;
     }
     EpochEnd agreed = ctx.log.epochEndFor(fetch.getLastFetchedEpoch());
@@ -278,45 +293,68 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
     boolean emptyWithin = fetch.getLastFetchedEpoch() < 0 && offset <= ctx.log.logEndOffset();
     if (!emptyWithin && (offset > ctx.log.logEndOffset() || agreed.epoch() != fetch.getLastFetchedEpoch()
         || offset > agreed.endOffset())) {
-      if (fetch.getAckOnly()) {
-        return this; // a diverged log's stored offset counts for nothing; its regular fetch gets the answer
-      }
-      ctx.send(f.fromBroker(), ReplicationFrame.newBuilder().setFetchResult(result(fetch)
+      followers.forgetPosition(from); // a diverged log's stored offset counts for nothing
+      deliver(f.session(), f.sessionId(), result(fetch.getShard(), fetch.getFetchId(), offset)
           .setError(FetchError.FETCH_DIVERGING).setDivergingEpoch(agreed.epoch())
-          .setDivergingEndOffset(agreed.endOffset())).build());
+          .setDivergingEndOffset(agreed.endOffset()).build());
       return this;
     }
-    confirmProvisional(f.fromBroker());
+    confirmProvisional(from);
     long now = ctx.clock.nanoTime();
-    ctx.metrics.replicationLag(ctx.id, f.fromBroker(), ctx.log.logEndOffset() - offset);
-    followers.onFetch(f.fromBroker(), offset, fetch.getDurableOffset(), now);
-    advanceCommit();
-    if (fetch.getAckOnly()) {
-      return this;
+    ctx.metrics.replicationLag(ctx.id, from, ctx.log.logEndOffset() - offset);
+    boolean starts = followers.startsPosition(from, f.sessionId(), fetch.getFetchId());
+    followers.onEntry(from, f.session(), f.sessionId(), fetch.getFetchId(), offset, fetch.getDurableOffset(), now);
+    if (starts) {
+      ship(from); // its first answer goes at once, whatever it holds
     }
-    if (offset < ctx.log.logEndOffset() || !answered.contains(f.fromBroker())) {
-      followers.release(f.fromBroker());
-      ship(f.fromBroker(), fetch);
-    } else {
-      followers.hold(f.fromBroker(), fetch, now);
+    advanceCommit();
+    serveFollowers();
+    workIfPending();
+    return this;
+  }
+
+  /** The session of a follower's broker ended: it is no longer shipped to, and may leave the in-sync set. */
+  private Behavior<ShardReplica.Command> onFollowerSessionEnded(ShardReplica.FollowerSessionEnded e) {
+    if (followers.tracks(e.fromBroker())) {
+      followers.sessionEnded(e.fromBroker(), e.sessionId(), ctx.clock.nanoTime());
+      advanceCommit();
+      workIfPending();
     }
     return this;
   }
 
-  private Behavior<ShardReplica.Command> onTick() {
+  /**
+   * The work tick, while work is pending: produces past their deadline fail, consumers whose wait ended get what is
+   * committed, followers that fell behind for too long leave the in-sync set (which may meet acks=all).
+   */
+  private Behavior<ShardReplica.Command> onWorkTick() {
     long now = ctx.clock.nanoTime();
-    followers.releaseHeldLongerThan(ctx.settings.fetchMaxWait().toNanos(), now).forEach(this::ship);
-    followers.onTick(now);
+    followers.refresh(now);
+    advanceCommit();
     if (!pending.isEmpty()) {
       pending.expire(now, timeoutError(now));
     }
     ctx.reads.onTick(now, ctx.commitOffset);
-    ctx.enforceRetention(now);
-    expireIdleProducers();
-    if (cacheReads != null) {
-      cacheReads.onTick(ctx.commitOffset);
+    if (!hasPendingWork()) {
+      ctx.timers.workDone();
     }
     return this;
+  }
+
+  private Behavior<ShardReplica.Command> onHousekeeping() {
+    ctx.housekeep();
+    expireIdleProducers();
+    return this;
+  }
+
+  private boolean hasPendingWork() {
+    return !pending.isEmpty() || ctx.reads.waiting() || followers.inSyncBehind();
+  }
+
+  private void workIfPending() {
+    if (hasPendingWork()) {
+      ctx.timers.workPending();
+    }
   }
 
   /** Forgets producers idle longer than producer-idle-expiry; looks once a minute, the table can be large. */
@@ -343,11 +381,14 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
       followers.track(next);
       reportReplication();
       advanceCommit();
+      serveFollowers();
+      ctx.housekeepingIfDue(); // the stream's retention or segment size may have changed
       return this;
     }
     pending.failAll("leadership of " + ctx.id + " moved to epoch " + next.leaderEpoch());
     ctx.reads.releaseAll(ctx.commitOffset);
     ctx.metrics.underReplicated(ctx.id, false); // the new leader reports it
+    ctx.timers.workDone();
     return ShardReplica.roleFor(ctx, next);
   }
 
@@ -361,12 +402,14 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
   }
 
   private ReplicaStatus status() {
-    return ctx.leaderStatus(fenced ? ReplicaRole.FENCED : ReplicaRole.LEADER, followers.inSyncReplicas());
+    return ctx.leaderStatus(fenced ? ReplicaRole.FENCED : ReplicaRole.LEADER,
+        followers.inSyncReplicas(ctx.clock.nanoTime()));
   }
 
   /** Exports how many replicas are in sync, and so whether fewer than the replica set (a follower failed, down, slow). */
   private void reportReplication() {
-    ctx.metrics.replicasInSync(ctx.id, followers.inSyncReplicas().size(), assignment.replicas().size());
+    ctx.metrics.replicasInSync(ctx.id, followers.inSyncReplicas(ctx.clock.nanoTime()).size(),
+        assignment.replicas().size());
   }
 
   /** A follower's log agrees with this one: once a majority does, a provisional leader holds what it should. */
@@ -383,45 +426,71 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
   private void fence(String why) {
     if (!fenced) {
       fenced = true;
-      ctx.actor.getLog().info("replica {} stops taking appends at epoch {}: {}", ctx.id, epoch, why);
+      ctx.actor.getLog().debug("replica {} stops taking appends at epoch {}: {}", ctx.id, epoch, why);
       pending.failAll("leadership of " + ctx.id + " at epoch " + epoch + " ended (" + why + ")");
     }
   }
 
-  /** Sends a follower the batches after its fetch offset (possibly none, when a held fetch times out). */
-  private void ship(int follower, ReplicaFetch fetch) {
-    if (fetch.getFetchOffset() < ctx.log.logStartOffset()) {
-      refuseBelowStart(follower, fetch); // retention ran while the fetch was held
+  /**
+   * Ships what each ready follower lacks (see {@link FollowerProgress#ready}): the records after what it was shipped,
+   * or only a newer commit offset. Called whenever the log, the commit offset or a follower's position moves.
+   */
+  private void serveFollowers() {
+    long end = ctx.log.logEndOffset();
+    for (int follower : followers.brokers()) {
+      if (followers.ready(follower)
+          && (followers.shippedTo(follower) < end || followers.commitSent(follower) < ctx.commitOffset)) {
+        ship(follower);
+      }
+    }
+  }
+
+  /** Sends {@code follower} the batches after what it was shipped (none when it has them all) and the commit offset. */
+  private void ship(int follower) {
+    long from = followers.shippedTo(follower);
+    SessionLink session = followers.session(follower);
+    long sessionId = followers.sessionId(follower);
+    ReplicaFetchResult.Builder result = result(ShardRefs.toRef(ctx.id), followers.fetchId(follower), from);
+    if (from < ctx.log.logStartOffset()) {
+      followers.forgetPosition(follower); // retention ran while it was parked
+      deliver(session, sessionId, outOfRange(result));
       return;
     }
-    int maxBytes = fetch.getMaxBytes() > 0 ? Math.min(fetch.getMaxBytes(), ctx.settings.fetchMaxBytes())
-        : ctx.settings.fetchMaxBytes();
-    LogRead read = ctx.log.read(fetch.getFetchOffset(), maxBytes);
-    ctx.send(follower, ReplicationFrame.newBuilder().setFetchResult(result(fetch)
-        .setBatches(UnsafeByteOperations.unsafeWrap(read.batches()))).build());
-    answered.add(follower);
+    long next = from;
+    if (from < ctx.log.logEndOffset()) {
+      LogRead read = ctx.log.read(from, ctx.settings.fetchMaxBytes());
+      result.setBatches(UnsafeByteOperations.unsafeWrap(read.batches()));
+      next = read.isEmpty() ? from : read.nextOffset();
+    }
+    followers.shipped(follower, next, ctx.commitOffset);
+    deliver(session, sessionId, result.build());
+  }
+
+  private static void deliver(SessionLink session, long sessionId, ReplicaFetchResult result) {
+    session.deliver(sessionId, result);
   }
 
   /** The follower asks for records retention deleted: it must start again at this log's start. */
-  private void refuseBelowStart(int follower, ReplicaFetch fetch) {
-    ctx.send(follower, ReplicationFrame.newBuilder().setFetchResult(result(fetch)
-        .setError(FetchError.FETCH_OFFSET_OUT_OF_RANGE).setLeaderLogStartOffset(ctx.log.logStartOffset())).build());
+  private ReplicaFetchResult outOfRange(ReplicaFetch fetch) {
+    return outOfRange(result(fetch.getShard(), fetch.getFetchId(), fetch.getFetchOffset()));
   }
 
-  private ReplicaFetchResult.Builder result(ReplicaFetch fetch) {
-    return ReplicaFetchResult.newBuilder().setShard(fetch.getShard()).setLeaderEpoch(epoch)
-        .setFetchId(fetch.getFetchId()).setFetchOffset(fetch.getFetchOffset()).setCommitOffset(ctx.commitOffset)
+  private ReplicaFetchResult outOfRange(ReplicaFetchResult.Builder result) {
+    return result.setError(FetchError.FETCH_OFFSET_OUT_OF_RANGE).setLeaderLogStartOffset(ctx.log.logStartOffset())
+        .build();
+  }
+
+  private ReplicaFetchResult.Builder result(io.felix.protocol.replication.ShardRef shard, long fetchId,
+      long fetchOffset) {
+    return ReplicaFetchResult.newBuilder().setShard(shard).setLeaderEpoch(epoch)
+        .setFetchId(fetchId).setFetchOffset(fetchOffset).setCommitOffset(ctx.commitOffset)
         .setLeaderLogEndOffset(ctx.log.logEndOffset());
-  }
-
-  private void releaseHeldFetches() {
-    followers.releaseAllHeld().forEach(this::ship);
   }
 
   private void inSyncChanged(int broker, boolean learner, boolean joined, long fetchOffset) {
     if (!learner) {
       reportReplication();
-      ctx.actor.getLog().info("replica {}: broker {} {} the in-sync set at epoch {} (fetched up to {}, log end {})",
+      ctx.actor.getLog().debug("replica {}: broker {} {} the in-sync set at epoch {} (fetched up to {}, log end {})",
           ctx.id, broker, joined ? "joined" : "left", epoch, fetchOffset, ctx.log.logEndOffset());
     }
   }
@@ -429,7 +498,9 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
   private void advanceCommit() {
     followers.commitPoint(stored).ifPresent(ctx::commitTo);
     if (!pending.isEmpty()) {
-      pending.complete(ctx.commitOffset, stored, end -> end <= ctx.commitOffset && followers.inSyncStored(end));
+      long now = ctx.clock.nanoTime();
+      pending.complete(ctx.commitOffset, stored,
+          end -> end <= ctx.commitOffset && followers.inSyncStored(end, now));
     }
   }
 

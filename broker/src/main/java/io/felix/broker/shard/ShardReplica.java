@@ -11,14 +11,12 @@ import io.felix.broker.log.ReplicaMetadata;
 import io.felix.broker.log.ReplicaState;
 import io.felix.broker.log.ShardLog;
 import io.felix.broker.transport.ReplicationSettings;
-import io.felix.broker.transport.ReplicationTransport;
 import io.felix.protocol.client.FetchRequest;
 import io.felix.protocol.client.ProduceRequest;
 import io.felix.protocol.client.Response;
 import io.felix.protocol.replication.FetchError;
 import io.felix.protocol.replication.ReplicaFetch;
 import io.felix.protocol.replication.ReplicaFetchResult;
-import io.felix.protocol.replication.ReplicationFrame;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -41,11 +39,14 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
  * </ul>
  * Transitions come from {@link Assign} (a newer assignment from {@link ReplicaDirectory}) and from epochs: any
  * message carrying a newer epoch than a leader's makes it stop taking appends at once.
+ *
+ * <p>Replication runs through this broker's fetch sessions (see {@link LeaderFetchers} and {@link SessionLink}): an
+ * idle replica exchanges no message. Its timers run only while it has work ({@link ReplicaTimers}).
  */
 public final class ShardReplica {
 
   public sealed interface Command permits Assign, Fence, Describe, Digest, ClientProduce, ClientFetch, FollowerFetch,
-      FetchResultArrived, Stored, Tick, Retire, LogFailed, CacheRead {}
+      FollowerSessionEnded, FetchResultArrived, Stored, Tick, Retire, LogFailed, CacheRead {}
 
   /** The shard's current assignment (role, leader, epoch, replica set) from the newest table. */
   public record Assign(ShardAssignment assignment) implements Command {}
@@ -74,16 +75,29 @@ public final class ShardReplica {
   public record ClientFetch(FetchRequest request, int maxBytes, long waitMs, CompletableFuture<Response> reply)
       implements Command {}
 
-  /** A follower's fetch (and ack) that arrived over the replication connection. */
-  public record FollowerFetch(int fromBroker, ReplicaFetch fetch) implements Command {}
+  /**
+   * A follower's position (and ack) that arrived in fetch session {@code sessionId} of broker {@code fromBroker};
+   * answers go to {@code session}.
+   */
+  public record FollowerFetch(int fromBroker, ReplicaFetch fetch, long sessionId, SessionLink session)
+      implements Command {}
 
-  /** The leader's answer to this replica's fetch. */
+  /** Broker {@code fromBroker}'s fetch session {@code sessionId} ended: it stopped asking (see FollowerSession). */
+  public record FollowerSessionEnded(int fromBroker, long sessionId) implements Command {}
+
+  /** The leader's answer for this replica's shard, from the fetch session with its broker. */
   public record FetchResultArrived(int fromBroker, ReplicaFetchResult result) implements Command {}
 
   /** The log reports everything below {@code offset} stored (fsynced under flush = always). */
   public record Stored(long offset) implements Command {}
 
-  enum Tick implements Command { INSTANCE }
+  /** The replica's timers (see {@link ReplicaTimers}): an idle replica has neither. */
+  enum Tick implements Command {
+    /** While work is pending: deadlines of parked produces and consumer fetches, in-sync checks, reports. */
+    WORK,
+    /** When due: retention, cache compaction and checkpoints, idle producers. */
+    HOUSEKEEPING
+  }
 
   /** The broker no longer hosts this replica: stop, and delete the log when {@code deleteData}. */
   public record Retire(boolean deleteData) implements Command {}
@@ -94,8 +108,6 @@ public final class ShardReplica {
    */
   public record LogFailed(ShardLog log, String cause) implements Command {}
 
-  static final String TICK_KEY = "tick";
-
   private ShardReplica() {}
 
   /**
@@ -103,13 +115,12 @@ public final class ShardReplica {
    *     directory reports a round of opens in one line
    */
   public static Behavior<Command> create(ShardAssignment assignment, int brokerId, Path dir, LogSettings logSettings,
-      FlushScheduler flusher, ReplicationTransport transport, ReplicationSettings settings, ReplicaRegistry registry,
+      FlushScheduler flusher, ReplicationSettings settings, ReplicaRegistry registry,
       ActorRef<ReplicaDirectory.Command> directory) {
     ShardId id = assignment.id();
     return Behaviors.setup(actor -> Behaviors.withTimers(timers -> {
-      timers.startTimerWithFixedDelay(TICK_KEY, Tick.INSTANCE, tickInterval(settings));
-      ReplicaWiring wiring = new ReplicaWiring(id, brokerId, new LogOpener(dir, logSettings, flusher), transport,
-          settings, registry, actor, ReplicaClock.SYSTEM);
+      ReplicaWiring wiring = new ReplicaWiring(id, brokerId, new LogOpener(dir, logSettings, flusher), settings,
+          registry, actor, ReplicaClock.SYSTEM, ReplicaTimers.of(timers, workInterval(settings)));
       ReplicaContext ctx;
       try {
         ctx = wiring.open(assignment);
@@ -154,7 +165,8 @@ public final class ShardReplica {
     }
   }
 
-  private static Duration tickInterval(ReplicationSettings settings) {
+  /** How often the work tick runs while work is pending. */
+  private static Duration workInterval(ReplicationSettings settings) {
     Duration half = settings.fetchMaxWait().dividedBy(2);
     return half.compareTo(Duration.ofMillis(50)) < 0 ? half : Duration.ofMillis(50);
   }
@@ -174,12 +186,14 @@ public final class ShardReplica {
   }
 
   static Behavior<Command> retire(ReplicaContext ctx, Retire retire) {
+    ctx.unfollow();
     ctx.reads.releaseAll(ctx.commitOffset);
     closeLog(ctx, retire.deleteData());
     return Behaviors.stopped();
   }
 
   static void onPostStop(ReplicaContext ctx, PostStop signal) {
+    ctx.unfollow();
     ctx.metrics.shardReleased(ctx.id);
     // Retire closed the log already; a system shutdown arrives here with it open.
     try {
@@ -209,11 +223,11 @@ public final class ShardReplica {
         .thenAccept(d.replyTo()::tell);
   }
 
-  /** The answer a non-leader gives a follower's fetch. */
-  static void refuseFetch(ReplicaContext ctx, FollowerFetch f, long epoch, FetchError error) {
-    ctx.send(f.fromBroker(), ReplicationFrame.newBuilder().setFetchResult(ReplicaFetchResult.newBuilder()
+  /** The answer of a replica that does not serve a follower's entry ({@code error}, under {@code epoch}). */
+  static void refuseFetch(FollowerFetch f, long epoch, FetchError error) {
+    f.session().deliver(f.sessionId(), ReplicaFetchResult.newBuilder()
         .setShard(f.fetch().getShard()).setLeaderEpoch(epoch).setFetchId(f.fetch().getFetchId()).setError(error)
-        .setFetchOffset(f.fetch().getFetchOffset())).build());
+        .setFetchOffset(f.fetch().getFetchOffset()).build());
   }
 
   /**

@@ -9,13 +9,14 @@ import java.util.function.LongSupplier;
 
 /**
  * What the replication connection says about each peer broker: evidence of its loss that comes long before the
- * cluster's failure detector (which needs several missed heartbeats). Followers fetch continuously, so a live
- * leader's broker answers within a long poll; a peer is suspected when
+ * cluster's failure detector (which needs several missed heartbeats). Every broker keeps a fetch session with every
+ * other, whose requests a live broker answers within fetch-max-wait (with nothing, when it has nothing), whatever
+ * shards they share; a peer is suspected when
  * <ul>
  *   <li>its connection ended and nothing has been heard from it for {@code closeGrace} since (a killed process's
  *       kernel closes the socket at once, and the reconnects are refused; a live peer is heard again within a
  *       reconnect backoff), or</li>
- *   <li>a fetch was sent to it {@code silenceTimeout} ago and nothing at all has been heard from it since (a
+ *   <li>a fetch-session request was sent to it {@code silenceTimeout} ago and nothing at all has been heard from it since (a
  *       stopped process, a cut network: the socket stays open but silent).</li>
  * </ul>
  * Any frame from the peer clears the suspicion. A peer never heard from and never connected is not suspected:
@@ -29,7 +30,7 @@ public final class PeerSuspicion {
   private static final class Peer {
     long lastHeard = -1;
     long endedAt = -1;
-    /** The first fetch sent after the last frame heard: the answer it waits for is overdue after the timeout. */
+    /** The first request sent after the last frame heard: the answer it waits for is overdue after the timeout. */
     long awaitingSince = -1;
   }
 
@@ -52,7 +53,7 @@ public final class PeerSuspicion {
     p.awaitingSince = -1;
   }
 
-  /** A request that the peer answers (a fetch) was sent to it. */
+  /** A request that the peer answers (a fetch-session request) was sent to it. */
   public synchronized void requested(int peer) {
     Peer p = peer(peer);
     if (p.awaitingSince < 0) {

@@ -18,7 +18,8 @@ public record ReplicationSettings(
     int maxFrameSize,
     Duration producerIdleExpiry,
     Duration peerCloseGrace,
-    Duration peerSilenceTimeout) {
+    Duration peerSilenceTimeout,
+    int fetchSessionMaxBytes) {
 
   public ReplicationSettings {
     positive("fetch-max-bytes", fetchMaxBytes);
@@ -48,6 +49,14 @@ public record ReplicationSettings(
           + ") must exceed felix.replication.fetch-max-bytes (" + fetchMaxBytes + ") by at least 4 KiB");
     }
     positive("producer-idle-expiry", producerIdleExpiry);
+    if (fetchSessionMaxBytes < fetchMaxBytes) {
+      throw new IllegalArgumentException("felix.replication.fetch-session-max-bytes (" + fetchSessionMaxBytes
+          + ") must be at least felix.replication.fetch-max-bytes (" + fetchMaxBytes + ")");
+    }
+    if (maxFrameSize < fetchSessionMaxBytes + 4096) {
+      throw new IllegalArgumentException("felix.replication.max-frame-size (" + maxFrameSize
+          + ") must exceed felix.replication.fetch-session-max-bytes (" + fetchSessionMaxBytes + ") by at least 4 KiB");
+    }
   }
 
   public static ReplicationSettings from(Config root) {
@@ -66,7 +75,8 @@ public record ReplicationSettings(
           intBytes(c, "max-frame-size"),
           c.getDuration("producer-idle-expiry"),
           c.getDuration("peer-close-grace"),
-          c.getDuration("peer-silence-timeout"));
+          c.getDuration("peer-silence-timeout"),
+          intBytes(c, "fetch-session-max-bytes"));
     } catch (ConfigException e) {
       throw new IllegalArgumentException("bad felix.replication setting: " + e.getMessage(), e);
     }

@@ -7,8 +7,8 @@ import java.util.Map;
 /**
  * The broker-to-broker data connection: one TCP connection per broker pair carrying {@link ReplicationFrame}s both
  * ways (the broker with the lower id dials). Delivery is best effort: a frame sent while the connection is down or
- * its queue is full is dropped and {@link #send} says so. Everything above it (fetch resend on timeout, produce
- * timeouts) is built so that no single frame has to arrive.
+ * its queue is full is dropped and {@link #send} says so. Everything above it (fetch sessions that start again when a
+ * request or answer is lost, produce timeouts) is built so that no single frame has to arrive.
  *
  * <p>Small on purpose, so that a plain NIO implementation can replace the Pekko Streams one. Thread-safe.
  */
@@ -29,9 +29,14 @@ public interface ReplicationTransport extends AutoCloseable {
   /** Queues one frame for a peer. @return false when it was dropped (no connection, queue full, closed) */
   boolean send(int toBroker, ReplicationFrame frame);
 
+  /** Whether a connection to the peer is up now (a frame sent may still be dropped). True unless known otherwise. */
+  default boolean connected(int broker) {
+    return true;
+  }
+
   /**
    * Peers this broker's replication connections give evidence of being lost (closed and not heard from since, or
-   * silent to a fetch), in id order: see {@link PeerSuspicion}. None by default (a transport without evidence).
+   * silent to a fetch-session request), in id order: see {@link PeerSuspicion}. None by default (a transport without evidence).
    */
   default java.util.SortedSet<Integer> suspectedPeers() {
     return java.util.Collections.emptySortedSet();

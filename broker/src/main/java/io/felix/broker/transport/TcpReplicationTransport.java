@@ -132,7 +132,7 @@ public final class TcpReplicationTransport implements ReplicationTransport {
     ByteString bytes = encode(frame);
     QueueOfferResult result = queue.offer(bytes);
     if (result == QueueOfferResult.enqueued()) {
-      if (frame.hasFetch()) {
+      if (frame.hasSessionRequest()) {
         suspicion.requested(toBroker);
       }
       framesSent.incrementAndGet();
@@ -140,6 +140,11 @@ public final class TcpReplicationTransport implements ReplicationTransport {
       return true;
     }
     return false;
+  }
+
+  @Override
+  public boolean connected(int broker) {
+    return links.containsKey(broker) && !closed;
   }
 
   @Override

@@ -78,6 +78,7 @@ class CacheFollowerTest extends ReplicaActorTest {
   }
 
   private void answer(ReplicaFetch fetch, long commitOffset) {
+    replica.sessions.leaderAnsweredAtNanos = replica.clock.nanoTime(); // the leader broker answered the session now
     replica.tell(new ShardReplica.FetchResultArrived(LEADER, ReplicaFetchResult.newBuilder()
         .setShard(fetch.getShard()).setLeaderEpoch(fetch.getLeaderEpoch()).setFetchId(fetch.getFetchId())
         .setFetchOffset(fetch.getFetchOffset()).setLeaderLogEndOffset(leaderLog.logEndOffset())
@@ -91,11 +92,11 @@ class CacheFollowerTest extends ReplicaActorTest {
     replica.startFollower(following(1));
     assertEquals(ErrorCode.NOT_LEADER, read(true).getError().getCode(), "not heard from its leader yet");
 
-    answer(replica.transport.nextFetch(LEADER), 1); // both entries copied, only v1 committed
+    answer(replica.sessions.nextFetch(LEADER), 1); // both entries copied, only v1 committed
     assertEquals("v1@0", value(read(true)), "an entry above the commit offset it knows is not visible");
     assertEquals(ErrorCode.NOT_LEADER, read(false).getError().getCode(), "a read that wants the leader");
 
-    answer(replica.transport.nextFetch(LEADER), 2);
+    answer(replica.sessions.nextFetch(LEADER), 2);
     assertEquals("v2@1", value(read(true)));
 
     replica.clock.advance(Duration.ofMillis(1001)); // felix.cache.follower-read-max-lag (1 s) without an answer
@@ -109,13 +110,13 @@ class CacheFollowerTest extends ReplicaActorTest {
     put(leaderLog, 1, "kept");
     put(leaderLog, 3, "new"); // offset 1 at epoch 3 on the new leader
     replica.startFollower(following(3));
-    replica.tell(ShardReplica.Tick.INSTANCE); // the follower builds its index (and would compact) on its tick
-    ReplicaFetch first = replica.transport.nextFetch(LEADER);
+    replica.tell(ShardReplica.Tick.HOUSEKEEPING); // the follower builds its index (and would compact) then
+    ReplicaFetch first = replica.sessions.nextFetch(LEADER);
     replica.tell(new ShardReplica.FetchResultArrived(LEADER, ReplicaFetchResult.newBuilder()
         .setShard(first.getShard()).setLeaderEpoch(3).setFetchId(first.getFetchId())
         .setFetchOffset(first.getFetchOffset()).setError(io.felix.protocol.replication.FetchError.FETCH_DIVERGING)
         .setDivergingEpoch(1).setDivergingEndOffset(1).build()));
-    ReplicaFetch afterTruncation = replica.transport.nextFetch(LEADER);
+    ReplicaFetch afterTruncation = replica.sessions.nextFetch(LEADER);
     assertEquals(1, afterTruncation.getFetchOffset());
     answer(afterTruncation, 2);
     assertEquals("new@1", value(read(true)));

@@ -76,35 +76,35 @@ class FailedReplicaTest extends ReplicaActorTest {
     assertEquals(ErrorCode.NOT_LEADER, produced.getError().getCode());
     assertTrue(produced.getError().getNotAppended());
     replica.followerFetch(ReplicaFixture.fetch(3, 1, 0, -1, 0));
-    assertEquals(FetchError.FETCH_REPLICA_FAILED, replica.transport.nextFetchResult(3).getError());
+    assertEquals(FetchError.FETCH_REPLICA_FAILED, replica.sessions.nextFetchResult(3).getError());
 
     flipByte(); // the cause is gone, but no attempt is due yet
     replica.clock.advance(REOPEN.minusMillis(1));
-    replica.tell(ShardReplica.Tick.INSTANCE);
+    replica.tell(ShardReplica.Tick.WORK);
     assertEquals(ReplicaRole.FAILED, replica.describe().role());
-    assertEquals(List.of(), replica.transport.drain());
+    assertEquals(List.of(), replica.sessions.drain());
 
     replica.clock.advance(Duration.ofMillis(1));
-    replica.tell(ShardReplica.Tick.INSTANCE);
+    replica.tell(ShardReplica.Tick.WORK);
     ReplicaStatus reopened = replica.describe();
     assertEquals(ReplicaRole.FOLLOWER, reopened.role());
     assertEquals(6, reopened.logEndOffset());
-    assertEquals(6, replica.transport.nextFetch(LEADER).getFetchOffset());
+    assertEquals(6, replica.sessions.nextFetch(LEADER).getFetchOffset());
   }
 
   @Test
   void aFailedAttemptWaitsAnotherWholeInterval() throws Exception {
     replica.startFailed(assignment(LEADER, 1), brokenDir, "corrupt");
     replica.clock.advance(REOPEN);
-    replica.tell(ShardReplica.Tick.INSTANCE); // attempt 1: still corrupt
+    replica.tell(ShardReplica.Tick.WORK); // attempt 1: still corrupt
     assertEquals(ReplicaRole.FAILED, replica.describe().role());
 
     flipByte();
     replica.clock.advance(REOPEN.minusMillis(1));
-    replica.tell(ShardReplica.Tick.INSTANCE);
+    replica.tell(ShardReplica.Tick.WORK);
     assertEquals(ReplicaRole.FAILED, replica.describe().role());
     replica.clock.advance(Duration.ofMillis(1));
-    replica.tell(ShardReplica.Tick.INSTANCE); // attempt 2
+    replica.tell(ShardReplica.Tick.WORK); // attempt 2
     assertEquals(ReplicaRole.FOLLOWER, replica.describe().role());
   }
 
@@ -113,14 +113,14 @@ class FailedReplicaTest extends ReplicaActorTest {
     replica.startFailed(assignment(SELF, 3), brokenDir, "corrupt");
     flipByte();
     replica.clock.advance(REOPEN);
-    replica.tell(ShardReplica.Tick.INSTANCE);
+    replica.tell(ShardReplica.Tick.WORK);
     assertEquals(ReplicaRole.FENCED, replica.describe().role()); // not LEADER at epoch 3
     Response refused = replica.produce(Acks.QUORUM, 1).get(5, TimeUnit.SECONDS);
     assertEquals(ErrorCode.NOT_LEADER, refused.getError().getCode());
 
     replica.tell(new ShardReplica.Assign(assignment(LEADER, 4))); // the failover's new epoch
     assertEquals(ReplicaRole.FOLLOWER, replica.describe().role());
-    assertEquals(4, replica.transport.nextFetch(LEADER).getLeaderEpoch());
+    assertEquals(4, replica.sessions.nextFetch(LEADER).getLeaderEpoch());
   }
 
   @Test
@@ -129,22 +129,22 @@ class FailedReplicaTest extends ReplicaActorTest {
     replica.registry.reportNotServingTo((shard, broker, epoch, reason) ->
         reports.add(shard + " " + broker + " " + epoch + " " + reason), Duration.ofSeconds(1));
     replica.startFailed(assignment(SELF, 3), brokenDir, "corrupt");
-    replica.tell(ShardReplica.Tick.INSTANCE);
+    replica.tell(ShardReplica.Tick.WORK);
     replica.describe(); // the tick was handled before the describe
     assertEquals(List.of(SHARD + " 2 3 LOG_FAILED"), List.copyOf(reports));
 
     replica.clock.advance(Duration.ofMillis(999));
-    replica.tell(ShardReplica.Tick.INSTANCE);
+    replica.tell(ShardReplica.Tick.WORK);
     replica.describe();
     assertEquals(1, reports.size(), "no second report within the interval");
     replica.clock.advance(Duration.ofMillis(1));
-    replica.tell(ShardReplica.Tick.INSTANCE);
+    replica.tell(ShardReplica.Tick.WORK);
     replica.describe();
     assertEquals(2, reports.size(), "reported again once the interval passed");
 
     replica.tell(new ShardReplica.Assign(assignment(LEADER, 4))); // failed over: another broker leads
     replica.clock.advance(Duration.ofSeconds(1));
-    replica.tell(ShardReplica.Tick.INSTANCE);
+    replica.tell(ShardReplica.Tick.WORK);
     replica.describe();
     assertEquals(2, reports.size(), "no report once it is not the assigned leader");
   }
@@ -157,9 +157,9 @@ class FailedReplicaTest extends ReplicaActorTest {
     assertEquals(ReplicaRole.FAILED, probe.receiveMessage().role());
     flipByte();
     replica.clock.advance(REOPEN);
-    replica.tell(ShardReplica.Tick.INSTANCE);
+    replica.tell(ShardReplica.Tick.WORK);
     assertEquals(ReplicaRole.FENCED, replica.describe().role()); // epoch 1 is below the fence
-    assertEquals(List.of(), replica.transport.drain());
+    assertEquals(List.of(), replica.sessions.drain());
   }
 
   @Test
@@ -173,7 +173,7 @@ class FailedReplicaTest extends ReplicaActorTest {
 
     // Room again: the log reopens, but the replica does not lead again at epoch 1.
     replica.clock.advance(REOPEN);
-    replica.tell(ShardReplica.Tick.INSTANCE);
+    replica.tell(ShardReplica.Tick.WORK);
     assertEquals(ReplicaRole.FENCED, replica.describe().role());
   }
 
@@ -181,7 +181,7 @@ class FailedReplicaTest extends ReplicaActorTest {
   void aFailureOfALogTheReplicaNoLongerUsesIsIgnored() throws Exception {
     ShardLog other = replica.openOtherLog(tmp.resolve("other"));
     replica.startFollower(assignment(LEADER, 1));
-    replica.transport.nextFetch(LEADER);
+    replica.sessions.nextFetch(LEADER);
     replica.tell(new ShardReplica.LogFailed(other, "not this replica's log"));
     assertEquals(ReplicaRole.FOLLOWER, replica.describe().role());
   }

@@ -33,9 +33,9 @@ import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 
 /**
- * One replica actor under test: a real {@link ShardLog} in a temporary directory, a {@link ManualClock}, a
- * {@link RecordingTransport} and no tick timer (tests send {@link ShardReplica.Tick} themselves), so everything the
- * replica does follows from the messages a test sends.
+ * One replica actor under test: a real {@link ShardLog} in a temporary directory, a {@link ManualClock},
+ * {@link RecordingSessions} for its fetch sessions and {@link TestTimers} that never fire (tests send
+ * {@link ShardReplica.Tick} themselves), so everything the replica does follows from the messages a test sends.
  */
 final class ReplicaFixture implements AutoCloseable {
   static final ShardId SHARD = new ShardId("orders", 0);
@@ -44,13 +44,14 @@ final class ReplicaFixture implements AutoCloseable {
   static final ReplicationSettings SETTINGS = new ReplicationSettings(1 << 20, Duration.ofMillis(500),
       Duration.ofSeconds(2), ISR_MAX_LAG_RECORDS, ISR_MAX_LAG_TIME, Duration.ofSeconds(30), Duration.ofMillis(100),
       Duration.ofSeconds(1), 1000, (1 << 20) + 4096, Duration.ofDays(1), Duration.ofMillis(300),
-      Duration.ofSeconds(1));
+      Duration.ofSeconds(1), 1 << 20);
 
   /** How long a test waits for a replica's asynchronous steps (a loaded build machine can be slow). */
   static final Duration PATIENCE = Duration.ofSeconds(10);
 
   final ManualClock clock = new ManualClock();
-  final RecordingTransport transport = new RecordingTransport();
+  final RecordingSessions sessions = new RecordingSessions();
+  final TestTimers timers = new TestTimers();
   final ShardLog log;
   private final ActorTestKit kit;
   private final int brokerId;
@@ -72,6 +73,7 @@ final class ReplicaFixture implements AutoCloseable {
     this.kit = kit;
     this.brokerId = brokerId;
     this.registry = new ReplicaRegistry(brokerId);
+    registry.fetchFrom(sessions);
     this.flusher = FlushScheduler.start(LogSettings.defaults(), "test-flusher-" + brokerId);
     this.log = ShardLog.open(dir.resolve("replica-" + brokerId), LogSettings.defaults(), flusher);
   }
@@ -105,8 +107,8 @@ final class ReplicaFixture implements AutoCloseable {
   }
 
   private ReplicaWiring wiring(ActorContext<ShardReplica.Command> actor, Path logDir) {
-    return new ReplicaWiring(SHARD, brokerId, new LogOpener(logDir, LogSettings.defaults(), flusher), transport,
-        SETTINGS, registry, actor, clock.replicaClock());
+    return new ReplicaWiring(SHARD, brokerId, new LogOpener(logDir, LogSettings.defaults(), flusher), SETTINGS,
+        registry, actor, clock.replicaClock(), timers);
   }
 
   /** The replica's status; also a barrier: every message sent before it has been handled. */
@@ -134,7 +136,7 @@ final class ReplicaFixture implements AutoCloseable {
     return reply;
   }
 
-  /** A follower's fetch as {@link ShardFollower} builds it. */
+  /** A follower's position as {@link ShardFollower} builds it (fetch id 1). */
   static ReplicaFetch.Builder fetch(int follower, long leaderEpoch, long fetchOffset, long lastFetchedEpoch,
       long storedOffset) {
     return ReplicaFetch.newBuilder().setShard(ShardRefs.toRef(SHARD)).setLeaderEpoch(leaderEpoch)
@@ -142,8 +144,11 @@ final class ReplicaFixture implements AutoCloseable {
         .setDurableOffset(storedOffset).setMaxBytes(1 << 20).setFetchId(1);
   }
 
+  /** The position arrives in a request of its broker's session, sent now. */
   void followerFetch(ReplicaFetch.Builder fetch) {
-    replica.tell(new ShardReplica.FollowerFetch(fetch.getFollowerId(), fetch.build()));
+    RecordingSessions.Session session = sessions.session(fetch.getFollowerId());
+    session.lastRequestNanos = clock.nanoTime();
+    replica.tell(new ShardReplica.FollowerFetch(fetch.getFollowerId(), fetch.build(), session.sessionId, session));
   }
 
   /** Appends {@code batches} batches of 3 records at {@code epoch} to a log the test still owns. */

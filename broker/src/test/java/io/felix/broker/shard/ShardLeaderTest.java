@@ -99,7 +99,7 @@ class ShardLeaderTest extends ReplicaActorTest {
     replica.startLeader(leading(2));
 
     replica.followerFetch(fetch(F2, 1, 0, -1, 0));
-    ReplicaFetchResult stale = replica.transport.nextFetchResult(F2);
+    ReplicaFetchResult stale = replica.sessions.nextFetchResult(F2);
     assertEquals(FetchError.FETCH_EPOCH_MISMATCH, stale.getError());
     assertEquals(2, stale.getLeaderEpoch());
     Response appended = await(replica.produce(Acks.LEADER, 1));
@@ -107,7 +107,7 @@ class ShardLeaderTest extends ReplicaActorTest {
     assertEquals(2, appended.getProduce().getLeaderEpoch());
 
     replica.followerFetch(fetch(F3, 3, 0, -1, 0));
-    ReplicaFetchResult newer = replica.transport.nextFetchResult(F3);
+    ReplicaFetchResult newer = replica.sessions.nextFetchResult(F3);
     assertEquals(FetchError.FETCH_EPOCH_MISMATCH, newer.getError());
     assertEquals(2, newer.getLeaderEpoch());
     assertEquals(ReplicaRole.FENCED, replica.describe().role());
@@ -129,7 +129,7 @@ class ShardLeaderTest extends ReplicaActorTest {
 
     // Follower 3 holds 40 records this log lacks: the leader lost its data. It steps down, telling nobody to truncate.
     replica.followerFetch(fetch(F3, 2, 40, 1, 40));
-    assertEquals(FetchError.FETCH_NOT_LEADER, replica.transport.nextFetchResult(F3).getError());
+    assertEquals(FetchError.FETCH_NOT_LEADER, replica.sessions.nextFetchResult(F3).getError());
     ReplicaStatus down = replica.describe();
     assertEquals(ReplicaRole.FENCED, down.role());
     assertTrue(down.recovering(), "it vouches for nothing in a failover round");
@@ -155,13 +155,13 @@ class ShardLeaderTest extends ReplicaActorTest {
     replica.startLeader(leading(2)); // its epoch marker goes to 18
 
     replica.followerFetch(fetch(F2, 2, 6, 1, 6));
-    ReplicaFetchResult below = replica.transport.nextFetchResult(F2);
+    ReplicaFetchResult below = replica.sessions.nextFetchResult(F2);
     assertEquals(FetchError.FETCH_OFFSET_OUT_OF_RANGE, below.getError());
     assertEquals(12, below.getLeaderLogStartOffset());
 
     // An empty follower log may start above this log's start (its own retention ran further): it cannot diverge.
     replica.followerFetch(fetch(F2, 2, 15, -1, 15));
-    ReplicaFetchResult fromThere = replica.transport.nextFetchResult(F2);
+    ReplicaFetchResult fromThere = replica.sessions.nextFetchResult(F2);
     assertEquals(FetchError.FETCH_OK, fromThere.getError());
     assertEquals(15, fromThere.getFetchOffset());
     assertEquals(batchesFrom(replica.log, 15), fromThere.getBatches());
@@ -173,7 +173,7 @@ class ShardLeaderTest extends ReplicaActorTest {
 
     replica.followerFetch(fetch(9, 2, 0, -1, 0));
 
-    assertEquals(FetchError.FETCH_NOT_LEADER, replica.transport.nextFetchResult(9).getError());
+    assertEquals(FetchError.FETCH_NOT_LEADER, replica.sessions.nextFetchResult(9).getError());
   }
 
   @Test
@@ -202,19 +202,56 @@ class ShardLeaderTest extends ReplicaActorTest {
   }
 
   @Test
-  void aFollowersFirstFetchIsAnsweredAtOnceAndLaterOnesAtTheLogEndAreHeld() {
+  void aFollowersFirstEntryIsAnsweredAtOnceThenItIsParkedAndTheNextAppendIsPushedToIt() throws Exception {
     replica.startLeader(leading(0));
     replica.describe();
-    replica.transport.drain();
+    replica.sessions.drain();
     // The first answer tells the follower the commit offset, so a new replica can vouch for the shard at once.
     replica.followerFetch(fetch(F2, 0, 0, -1, 0));
-    ReplicaFetchResult first = replica.transport.nextFetchResult(F2);
+    ReplicaFetchResult first = replica.sessions.nextFetchResult(F2);
     assertEquals(0, first.getCommitOffset());
     assertTrue(first.getBatches().isEmpty());
-    // Its next fetch finds nothing new: held until records arrive or fetch-max-wait passes.
+    // The same position again (an ack) finds nothing new: parked, no answer and no timer.
     replica.followerFetch(fetch(F2, 0, 0, -1, 0));
     replica.describe();
-    assertEquals(List.of(), replica.transport.drain());
+    assertEquals(List.of(), replica.sessions.drain());
+    assertFalse(replica.timers.workRunning, "an idle leader runs no work tick");
+
+    // An append is pushed into the parked follower's session at once; the other follower has no position yet.
+    CompletableFuture<Response> produced = replica.produce(Acks.LEADER, 2);
+    ReplicaFetchResult pushed = replica.sessions.nextFetchResult(F2);
+    assertEquals(0, pushed.getFetchOffset());
+    assertEquals(1, pushed.getFetchId());
+    assertEquals(batchesFrom(replica.log, 0), pushed.getBatches());
+    assertProduced(0, await(produced));
+
+    // Nothing more goes to it until it reports that it appended [0, 2).
+    await(replica.produce(Acks.LEADER, 1));
+    replica.describe();
+    assertEquals(List.of(), replica.sessions.drain());
+    replica.followerFetch(fetch(F2, 0, 2, 0, 0));
+    ReplicaFetchResult next = replica.sessions.nextFetchResult(F2);
+    assertEquals(2, next.getFetchOffset());
+    assertEquals(batchesFrom(replica.log, 2), next.getBatches());
+  }
+
+  @Test
+  void anAnswerForASessionThatEndedIsDroppedAndTheFollowersNextEntryStartsItAnew() throws Exception {
+    leadWithBothFollowersInSync();
+    replica.describe();
+    replica.sessions.drain();
+    RecordingSessions.Session session = replica.sessions.session(F2);
+    session.sessionId = 2; // its broker started a new session: session 1's answers go nowhere
+    await(replica.produce(Acks.LEADER, 1));
+    assertEquals(batchesFrom(replica.log, 0), replica.sessions.nextFetchResult(F3).getBatches()); // 3's session lives
+    replica.describe();
+    assertEquals(List.of(), replica.sessions.drain());
+
+    // Its first entry of session 2 (the same fetch id) starts over at its log end: [0, 1) again.
+    replica.tell(new ShardReplica.FollowerFetch(F2, fetch(F2, 0, 0, -1, 0).build(), 2, session));
+    ReplicaFetchResult again = replica.sessions.nextFetchResult(F2);
+    assertEquals(0, again.getFetchOffset());
+    assertEquals(batchesFrom(replica.log, 0), again.getBatches());
   }
 
   @Test
@@ -229,8 +266,8 @@ class ShardLeaderTest extends ReplicaActorTest {
     // Broker 3 fetches nothing for longer than the lag bound; broker 2 keeps fetching.
     replica.clock.advance(ReplicaFixture.ISR_MAX_LAG_TIME.plusSeconds(1));
     replica.followerFetch(fetch(F2, 0, 1, 0, 1));
-    replica.tell(ShardReplica.Tick.INSTANCE);
-    replica.followerFetch(fetch(F2, 0, 1, 0, 1).setAckOnly(true));
+    assertTrue(replica.timers.workRunning, "a produce waits: the work tick runs");
+    replica.tell(ShardReplica.Tick.WORK);
     assertProduced(0, await(first)); // all = the in-sync replicas, now the leader and broker 2
 
     // Broker 3 fetches from the commit offset again: back in the set, so the next batch waits for it.
@@ -271,7 +308,7 @@ class ShardLeaderTest extends ReplicaActorTest {
     assertEquals(ErrorCode.NOT_LEADER, refused.getError().getCode());
 
     replica.followerFetch(fetch(F2, 2, 0, -1, 0));
-    ReplicaFetchResult served = replica.transport.nextFetchResult(F2);
+    ReplicaFetchResult served = replica.sessions.nextFetchResult(F2);
     assertEquals(FetchError.FETCH_OK, served.getError());
     assertEquals(2, served.getLeaderEpoch());
     assertEquals(0, served.getFetchOffset());
@@ -287,22 +324,22 @@ class ShardLeaderTest extends ReplicaActorTest {
 
     // Broker 2 has epoch 2, which this log never had: it keeps what both hold, up to the end of epoch 1.
     replica.followerFetch(fetch(F2, 4, 12, 2, 12));
-    ReplicaFetchResult older = replica.transport.nextFetchResult(F2);
+    ReplicaFetchResult older = replica.sessions.nextFetchResult(F2);
     assertEquals(FetchError.FETCH_DIVERGING, older.getError());
     assertEquals(1, older.getDivergingEpoch());
     assertEquals(6, older.getDivergingEndOffset());
 
     // Broker 3 has a longer tail of epoch 3 than this log: epoch 3 ends at 9 here.
     replica.followerFetch(fetch(F3, 4, 12, 3, 12));
-    ReplicaFetchResult longer = replica.transport.nextFetchResult(F3);
+    ReplicaFetchResult longer = replica.sessions.nextFetchResult(F3);
     assertEquals(FetchError.FETCH_DIVERGING, longer.getError());
     assertEquals(3, longer.getDivergingEpoch());
     assertEquals(9, longer.getDivergingEndOffset());
 
-    // An ack-only fetch of a diverged log gets no answer and counts for nothing.
-    replica.followerFetch(fetch(F2, 4, 12, 2, 12).setAckOnly(true));
+    // Its ack before truncating is answered the same and counts for nothing.
+    replica.followerFetch(fetch(F2, 4, 12, 2, 12));
+    assertEquals(FetchError.FETCH_DIVERGING, replica.sessions.nextFetchResult(F2).getError());
     assertEquals(0, replica.describe().commitOffset());
-    assertEquals(List.of(), replica.transport.drain());
   }
 
   /** Leads at epoch 0 with both followers fetching from offset 0: they join the in-sync set. */

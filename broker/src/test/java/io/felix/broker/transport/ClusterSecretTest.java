@@ -9,9 +9,8 @@ import io.felix.broker.assignment.BrokerEndpoint;
 import io.felix.broker.node.NodeConfig;
 import io.felix.broker.tls.TlsSettings;
 import io.felix.protocol.replication.PeerHello;
-import io.felix.protocol.replication.ReplicaFetch;
+import io.felix.protocol.replication.FetchSessionRequest;
 import io.felix.protocol.replication.ReplicationFrame;
-import io.felix.protocol.replication.ShardRef;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -80,7 +79,7 @@ class ClusterSecretTest {
     return TcpReplicationTransport.start(kit.system(), id, SETTINGS, new PeerAuthentication(TlsSettings.off(), secret),
         (from, frame) -> {
           if (id == 1) {
-            delivered.add(from + ":" + frame.getFetch().getFetchId());
+            delivered.add(from + ":" + frame.getSessionRequest().getSessionId());
           }
         }, "127.0.0.1", 0);
   }
@@ -112,8 +111,8 @@ class ClusterSecretTest {
   }
 
   private static ReplicationFrame fetch(long fetchId) {
-    return ReplicationFrame.newBuilder().setFetch(ReplicaFetch.newBuilder()
-        .setShard(ShardRef.newBuilder().setStream("s").setShard(0)).setFetchId(fetchId)).build();
+    return ReplicationFrame.newBuilder().setSessionRequest(FetchSessionRequest.newBuilder().setSessionId(fetchId))
+        .build();
   }
 
   private static void write(DataOutputStream out, ReplicationFrame frame) throws IOException {

@@ -18,6 +18,7 @@ class ReplicationSettingsTest {
     assertEquals(1024 * 1024, r.fetchMaxBytes());
     assertEquals(Duration.ofMillis(250), r.fetchMaxWait());
     assertEquals(Duration.ofSeconds(10), r.produceTimeout());
+    assertEquals(8 * 1024 * 1024, r.fetchSessionMaxBytes());
     assertEquals(8 * 1024 * 1024, ClientListenerSettings.from(ConfigFactory.load()).maxFrameSize());
   }
 
@@ -27,6 +28,19 @@ class ReplicationSettingsTest {
         ConfigFactory.parseString("felix.replication.fetch-timeout = 100 ms").withFallback(ConfigFactory.load())));
     assertTrue(e.getMessage().contains("felix.replication.fetch-timeout"), e.getMessage());
     assertTrue(e.getMessage().contains("felix.replication.fetch-max-wait"), e.getMessage());
+  }
+
+  @Test
+  void aSessionAnswerBoundAboveTheFrameLimitOrBelowOneShardsIsRefusedNamingTheKeys() {
+    IllegalArgumentException above = assertThrows(IllegalArgumentException.class, () -> ReplicationSettings.from(
+        ConfigFactory.parseString("felix.replication.fetch-session-max-bytes = 16 MiB")
+            .withFallback(ConfigFactory.load())));
+    assertTrue(above.getMessage().contains("felix.replication.max-frame-size"), above.getMessage());
+    assertTrue(above.getMessage().contains("felix.replication.fetch-session-max-bytes"), above.getMessage());
+    IllegalArgumentException below = assertThrows(IllegalArgumentException.class, () -> ReplicationSettings.from(
+        ConfigFactory.parseString("felix.replication.fetch-session-max-bytes = 512 KiB")
+            .withFallback(ConfigFactory.load())));
+    assertTrue(below.getMessage().contains("felix.replication.fetch-max-bytes"), below.getMessage());
   }
 
   @Test

@@ -5,9 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.felix.broker.node.NodeConfig;
 import io.felix.protocol.replication.PeerHello;
-import io.felix.protocol.replication.ReplicaFetch;
+import io.felix.protocol.replication.FetchSessionRequest;
 import io.felix.protocol.replication.ReplicationFrame;
-import io.felix.protocol.replication.ShardRef;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
@@ -41,7 +40,7 @@ class TcpReplicationTransportTest {
   @Test
   void aConnectionMeantForAnotherBrokerOrFromItselfIsClosedAndDeliversNothing() throws Exception {
     try (TcpReplicationTransport broker1 = TcpReplicationTransport.start(kit.system(), 1, SETTINGS,
-        (from, frame) -> delivered.add(from + ":" + frame.getFetch().getFetchId()), "127.0.0.1", 0)) {
+        (from, frame) -> delivered.add(from + ":" + frame.getSessionRequest().getSessionId()), "127.0.0.1", 0)) {
       assertClosedAfter(broker1.boundPort(), hello(0).setToBrokerId(2), 11);
       assertClosedAfter(broker1.boundPort(), hello(1).setToBrokerId(1), 12);
       assertClosedAfter(broker1.boundPort(), hello(1), 13);
@@ -81,8 +80,8 @@ class TcpReplicationTransportTest {
   }
 
   private static ReplicationFrame fetch(long fetchId) {
-    return ReplicationFrame.newBuilder().setFetch(ReplicaFetch.newBuilder()
-        .setShard(ShardRef.newBuilder().setStream("s").setShard(0)).setFetchId(fetchId)).build();
+    return ReplicationFrame.newBuilder().setSessionRequest(FetchSessionRequest.newBuilder().setSessionId(fetchId))
+        .build();
   }
 
   private static void write(DataOutputStream out, ReplicationFrame frame) throws Exception {

@@ -27,13 +27,15 @@ class BrokerConfigTest {
         + "'felix local start 1' to try a setting.\n"), text);
     Config felix = ConfigFactory.parseString(text).getConfig("felix");
 
-    assertEquals(Set.of("broker", "cluster", "persistence", "http", "control"), felix.root().keySet());
+    assertEquals(Set.of("broker", "cluster", "persistence", "http", "control", "kafka-listener"), felix.root().keySet());
     assertEquals(1, felix.getInt("broker.id"));
     assertEquals("b", felix.getString("broker.zone"));
     assertEquals("127.0.0.1", felix.getString("broker.host"));
     assertEquals(dir.resolve("broker1/data").toString(), felix.getString("broker.data-dir"));
     assertEquals(25091, felix.getInt("broker.client-port"));
     assertEquals(25191, felix.getInt("broker.replication-port"));
+    assertTrue(felix.getBoolean("kafka-listener.enabled"));
+    assertEquals(15093, felix.getInt("kafka-listener.port"));
     assertEquals(31521, felix.getInt("cluster.port"));
     assertEquals(List.of("pekko://felix@127.0.0.1:31520", "pekko://felix@127.0.0.1:31521",
         "pekko://felix@127.0.0.1:31522"), felix.getStringList("cluster.seed-nodes"));

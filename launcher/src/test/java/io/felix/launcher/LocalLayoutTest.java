@@ -18,12 +18,12 @@ class LocalLayoutTest {
   @Test
   void brokerNsPortsAreTheBasesPlusNShiftedByTheOffset() {
     LocalLayout plain = new LocalLayout(dir, 0);
-    assertEquals(List.of(18080, 19090, 19190, 25520), plain.brokerPorts(0));
-    assertEquals(List.of(18082, 19092, 19192, 25522), plain.brokerPorts(2));
+    assertEquals(List.of(18080, 19090, 9092, 19190, 25520), plain.brokerPorts(0));
+    assertEquals(List.of(18082, 19092, 9094, 19192, 25522), plain.brokerPorts(2));
     assertEquals(19290, plain.journalPort());
 
     LocalLayout shifted = new LocalLayout(dir, 6000);
-    assertEquals(List.of(24081, 25091, 25191, 31521), shifted.brokerPorts(1));
+    assertEquals(List.of(24081, 25091, 15093, 25191, 31521), shifted.brokerPorts(1));
     assertEquals(25290, shifted.journalPort());
     assertEquals("pekko://felix@127.0.0.1:31522", shifted.clusterAddress(2));
     assertEquals("jdbc:h2:tcp://127.0.0.1:25290/journal;WRITE_DELAY=0", shifted.journalUrl());
@@ -32,10 +32,10 @@ class LocalLayoutTest {
   @Test
   void anOffsetThatPutsAPortOutsideTheRangeIsRefusedNamingTheBounds() {
     IllegalArgumentException high = assertThrows(IllegalArgumentException.class, () -> new LocalLayout(dir, 40000));
-    assertEquals("FELIX_PORT_OFFSET 40000 puts ports outside 1..65535 (it must be from -18079 to 39916)",
+    assertEquals("FELIX_PORT_OFFSET 40000 puts ports outside 1..65535 (it must be from -9091 to 39916)",
         high.getMessage());
     assertEquals(65535, new LocalLayout(dir, 39916).clusterPort(LocalLayout.MAX_BROKERS - 1));
-    assertThrows(IllegalArgumentException.class, () -> new LocalLayout(dir, -18080));
+    assertThrows(IllegalArgumentException.class, () -> new LocalLayout(dir, -9092)); // Kafka's 9092 would be 0
   }
 
   @Test

@@ -164,6 +164,7 @@ public final class DataPlane {
             + "felix.broker.data-dir = \"" + dataDir.toString().replace("\\", "/") + "\"\n"
             + "felix.broker.client-port = 0\n"
             + "felix.broker.replication-port = 0\n"))
+        .withFallback(NodeConfig.pekkoOverrides())
         .withFallback(ConfigFactory.load());
   }
 

@@ -9,6 +9,7 @@ import io.felix.broker.control.JournalRecord;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigParseOptions;
 import io.felix.broker.config.BrokerSettings;
 import java.util.ArrayList;
 import org.apache.pekko.actor.Address;
@@ -37,8 +38,23 @@ public final class NodeConfig {
    * @param userConfig only what the operator wrote (a file, overrides); defaults come from reference.conf
    */
   public static Config derive(Config userConfig) {
+    return derive(userConfig, ConfigFactory.defaultReference());
+  }
+
+  /**
+   * Felix's values for Pekko settings that Pekko's reference.conf also sets, to be layered above every
+   * reference.conf: in the broker's jar the reference.conf files are concatenated, Pekko's after Felix's, so a value
+   * Felix set there would lose to Pekko's default.
+   */
+  public static Config pekkoOverrides() {
+    return ConfigFactory.parseResources(NodeConfig.class, "pekko-overrides.conf",
+        ConfigParseOptions.defaults().setAllowMissing(false));
+  }
+
+  /** {@link #derive(Config)} on the given defaults: a test hands it the defaults as the broker's jar merges them. */
+  static Config derive(Config userConfig, Config reference) {
     Config explicitPekko = userConfig.hasPath("pekko") ? userConfig.withOnlyPath("pekko") : ConfigFactory.empty();
-    Config full = userConfig.withFallback(ConfigFactory.defaultReference()).resolve();
+    Config full = userConfig.withFallback(pekkoOverrides()).withFallback(reference).resolve();
     BrokerSettings broker = BrokerSettings.fromConfig(full);
     ClusterSettings cluster = ClusterSettings.fromConfig(full);
     JournalSettings journal = JournalSettings.fromConfig(full);

@@ -318,6 +318,27 @@ class ControlMessageSerializerTest {
     assertEquals(StreamConfig.DEFAULTS, ControlState.EMPTY.apply(read).streams().get("old").config());
   }
 
+  /**
+   * An admin request on a broker that does not host the singleton gets the placement view over Artery in one frame
+   * (2 MiB, io/felix/broker/node/pekko-overrides.conf): a stream of 20,000 shards at replication factor 3 (more than
+   * three brokers with the local defaults' replica capacity can hold) still fits.
+   */
+  @Test
+  void thePlacementViewOfTwentyThousandShardsFitsOneArteryFrame() throws Exception {
+    int shards = 20_000;
+    List<ShardPlaced> placed = new java.util.ArrayList<>();
+    for (int i = 0; i < shards; i++) {
+      placed.add(new ShardPlaced(new ShardId("big", i), List.of(i % 3 + 1, (i + 1) % 3 + 1, (i + 2) % 3 + 1),
+          i % 3 + 1, 1));
+    }
+    ControlState state = state().apply(new StreamCreated("big", shards, 3, java.util.UUID.randomUUID(),
+        StreamConfig.DEFAULTS, placed));
+    ControlView view = new ControlView(state, List.of(1, 2, 3), ControlView.LastPass.NONE, "stream-aware", 2, 1, 500);
+    byte[] bytes = serialization.serialize(view).get();
+    assertTrue(bytes.length < 2 * 1024 * 1024, "the view of " + shards + " shards takes " + bytes.length + " bytes");
+    assertEquals(view.state().streams().get("big"), ((ControlView) roundTrip(view)).state().streams().get("big"));
+  }
+
   @Test
   void anUnknownManifestIsRefusedByName() throws Exception {
     Serializer serializer = serialization.serializerFor(ReplicaStatus.class);

@@ -29,7 +29,6 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
-import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
@@ -133,9 +132,6 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
   /** False until the first table is applied: that one decides which logs left on disk are stale. */
   private boolean appliedSinceStart;
 
-  /** Where replica actors run: not the default dispatcher (see felix.replica-dispatcher in reference.conf). */
-  private static final DispatcherSelector REPLICA_DISPATCHER =
-      DispatcherSelector.fromConfig("felix.replica-dispatcher");
   /** The replicas started and not yet opened, counted for one INFO line per round of opens ({@link OpenRound}). */
   private final OpenRound openRound = new OpenRound();
   /** The broker's lock of the data directory, released once every replica (a child) has stopped. */
@@ -280,7 +276,7 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
     boolean setAside = quarantineIfOtherIncarnation(a);
     ActorRef<ShardReplica.Command> replica = getContext().spawn(ShardReplica.create(a, brokerId,
         dataDir.resolve(directoryName(a.id())), logSettings, flusher, settings, registry,
-        getContext().getSelf()), "replica-" + directoryName(a.id()) + "-" + (++spawned), REPLICA_DISPATCHER);
+        getContext().getSelf()), "replica-" + directoryName(a.id()) + "-" + (++spawned));
     getContext().watchWith(replica, new ReplicaStopped(a.id(), replica));
     replicas.put(a.id(), replica);
     registry.put(a.id(), replica);

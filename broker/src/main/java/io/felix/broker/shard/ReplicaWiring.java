@@ -16,6 +16,9 @@ import org.apache.pekko.actor.typed.javadsl.ActorContext;
 record ReplicaWiring(ShardId id, int brokerId, LogOpener opener, ReplicationSettings settings,
     ReplicaRegistry registry, ActorContext<ShardReplica.Command> actor, ReplicaClock clock, ReplicaTimers timers) {
 
+  /** A log and its {@code replica.state}, opened off the actor's thread (see {@link OpeningReplica}). */
+  record OpenedLog(ShardLog log, ReplicaMetadata metadata, ReplicaState state) {}
+
   /**
    * Opens the log and its {@code replica.state}: when the replica starts, and again every reopen interval while the
    * log is failed. The log is closed again when its state cannot be had.
@@ -24,10 +27,18 @@ record ReplicaWiring(ShardId id, int brokerId, LogOpener opener, ReplicationSett
    *     incarnation of the stream
    */
   ReplicaContext open(ShardAssignment assignment) throws IOException {
+    return contextFor(openLog(assignment));
+  }
+
+  /**
+   * The file work of {@link #open}, which touches nothing of the actor: safe on any thread (new replicas write and
+   * fsync their state here, so thousands starting at once are kept off the actor threads).
+   */
+  OpenedLog openLog(ShardAssignment assignment) throws IOException {
     ShardLog log = opener.open();
     ReplicaMetadata metadata = new ReplicaMetadata(opener.dir());
     try {
-      return new ReplicaContext(this, log, metadata, openState(metadata, log, assignment));
+      return new OpenedLog(log, metadata, openState(metadata, log, assignment));
     } catch (IOException | RuntimeException e) {
       try {
         log.close();
@@ -36,6 +47,11 @@ record ReplicaWiring(ShardId id, int brokerId, LogOpener opener, ReplicationSett
       }
       throw e;
     }
+  }
+
+  /** The replica's context over a log opened by {@link #openLog}; on the actor's thread. */
+  ReplicaContext contextFor(OpenedLog opened) {
+    return new ReplicaContext(this, opened.log(), opened.metadata(), opened.state());
   }
 
   /** A context over an already open log with a given state (tests). */

@@ -31,6 +31,7 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 /**
  * One replica of one shard on this broker: the single owner of its {@link ShardLog}. Its behaviour is its role:
  * <ul>
+ *   <li>{@link OpeningReplica}: first, while its log opens off the actor's thread; messages wait in its stash;
  *   <li>{@link ShardLeader}: assigns offsets, appends, serves followers' fetches, advances the commit offset,
  *       answers producers (also when fenced: then it takes no appends but keeps serving its log);
  *   <li>{@link ShardFollower}: pulls from the leader (also a learner, or idle without a leader or when fenced);
@@ -46,7 +47,8 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 public final class ShardReplica {
 
   public sealed interface Command permits Assign, Fence, Describe, Digest, ClientProduce, ClientFetch, FollowerFetch,
-      FollowerSessionEnded, FetchResultArrived, Stored, Tick, Retire, LogFailed, CacheRead {}
+      FollowerSessionEnded, FetchResultArrived, Stored, Tick, Retire, LogFailed, CacheRead,
+      OpeningReplica.LogOpened {}
 
   /** The shard's current assignment (role, leader, epoch, replica set) from the newest table. */
   public record Assign(ShardAssignment assignment) implements Command {}
@@ -121,21 +123,7 @@ public final class ShardReplica {
     return Behaviors.setup(actor -> Behaviors.withTimers(timers -> {
       ReplicaWiring wiring = new ReplicaWiring(id, brokerId, new LogOpener(dir, logSettings, flusher), settings,
           registry, actor, ReplicaClock.SYSTEM, ReplicaTimers.of(timers, workInterval(settings)));
-      ReplicaContext ctx;
-      try {
-        ctx = wiring.open(assignment);
-      } catch (Exception e) {
-        actor.getLog().error("replica {} on broker {} failed: its log in {} cannot be opened: {}", id, brokerId, dir,
-            e.getMessage());
-        directory.tell(new ReplicaDirectory.ReplicaOpened(id, true));
-        return FailedReplica.afterOpenFailed(wiring, assignment, e.getMessage());
-      }
-      directory.tell(new ReplicaDirectory.ReplicaOpened(id, false));
-      ReplicaState state = ctx.state();
-      actor.getLog().debug("replica {} on broker {} opened: log end {}, last epoch {}, promised epoch {}{}", id,
-          brokerId, ctx.log.logEndOffset(), ctx.log.lastEpoch(), state.promisedEpoch(),
-          state.recovering() ? ", new or wiped: it vouches for nothing until it has caught up with a leader" : "");
-      return roleFor(ctx, assignment);
+      return OpeningReplica.create(wiring, assignment, directory);
     }));
   }
 

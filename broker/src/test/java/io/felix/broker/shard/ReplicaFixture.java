@@ -99,6 +99,16 @@ final class ReplicaFixture implements AutoCloseable {
     return replica;
   }
 
+  /**
+   * A replica started as {@link ReplicaDirectory} starts one: its log in {@code logDir} opens off the actor's thread
+   * ({@link OpeningReplica}), and {@code directory} is told when it did.
+   */
+  ActorRef<ShardReplica.Command> startOpening(ShardAssignment a, Path logDir,
+      ActorRef<ReplicaDirectory.Command> directory) {
+    replica = kit.spawn(Behaviors.setup(actor -> OpeningReplica.create(wiring(actor, logDir), a, directory)));
+    return replica;
+  }
+
   /** A replica whose log in {@code logDir} could not be opened; it tries to open that directory again. */
   ActorRef<ShardReplica.Command> startFailed(ShardAssignment a, Path logDir, String cause) {
     replica = kit.spawn(Behaviors.setup(actor -> FailedReplica.afterOpenFailed(wiring(actor, logDir), a, cause)));

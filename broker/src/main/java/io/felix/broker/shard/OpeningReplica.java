@@ -21,10 +21,9 @@ import org.apache.pekko.actor.typed.javadsl.StashBuffer;
  * handles them in the order they came, as if the log had opened at once.
  *
  * <p>Why off the actor's thread: a new replica writes and fsyncs its state, and thousands of them start together (a
- * stream of 10,000 shards created, a broker restarted). Replicas run on the default dispatcher, beside the
- * connections that feed them (a separate dispatcher costs a thread hop per message: on two cores unbounded produce
- * fell from about 33,000 to 27,000 records/s with one), so opening there would stall every other shard and the
- * placement singleton for the tens of seconds those fsyncs take.
+ * stream of 10,000 shards created, a broker restarted). On the replica dispatcher, which has one thread per core,
+ * those opens would hold every replica of the broker for the tens of seconds they take; on the blocking-IO
+ * dispatcher they run many at a time, and the replicas already open keep serving.
  *
  * <p>The stash is as unbounded as the mailbox the messages would otherwise have waited in: nothing is dropped, and
  * the wait lasts one open. The directory answers for a replica in this behaviour itself ({@link ReplicaRole#STARTING}).

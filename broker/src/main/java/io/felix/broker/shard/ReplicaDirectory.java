@@ -29,6 +29,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
@@ -127,6 +128,9 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
   /** Retiring replicas whose stream left the table: their logs go to quarantine once they stopped. */
   private final Set<ShardId> quarantineWhenStopped = new HashSet<>();
   private long spawned;
+  /** Where replica actors run: not the default dispatcher (see felix.replica-dispatcher in reference.conf). */
+  private static final DispatcherSelector REPLICA_DISPATCHER =
+      DispatcherSelector.fromConfig("felix.replica-dispatcher");
   /** How long a replica that stopped on a failure stays down before it is started again. */
   private static final Duration RESPAWN_BACKOFF = Duration.ofSeconds(1);
   /** False until the first table is applied: that one decides which logs left on disk are stale. */
@@ -276,7 +280,7 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
     boolean setAside = quarantineIfOtherIncarnation(a);
     ActorRef<ShardReplica.Command> replica = getContext().spawn(ShardReplica.create(a, brokerId,
         dataDir.resolve(directoryName(a.id())), logSettings, flusher, settings, registry,
-        getContext().getSelf()), "replica-" + directoryName(a.id()) + "-" + (++spawned));
+        getContext().getSelf()), "replica-" + directoryName(a.id()) + "-" + (++spawned), REPLICA_DISPATCHER);
     getContext().watchWith(replica, new ReplicaStopped(a.id(), replica));
     replicas.put(a.id(), replica);
     registry.put(a.id(), replica);

@@ -60,7 +60,7 @@ record ReplicaWiring(ShardId id, int brokerId, LogOpener opener, ReplicationSett
   }
 
   /**
-   * The replica's state as it opens, stored before anything acts on it. Without a {@code replica.state}: a log
+   * The replica's state as it opens. Without a {@code replica.state}: a log
    * written before the file existed promises its last epoch (what it may have led or followed at); an empty one
    * is new or lost its directory (wiped), which nothing here can tell apart, so it is recovering: it vouches for
    * nothing until it has caught up with a leader (a new shard's followers do so at once, the commit offset being
@@ -77,7 +77,12 @@ record ReplicaWiring(ShardId id, int brokerId, LogOpener opener, ReplicationSett
       return stored.get();
     }
     ReplicaState state = new ReplicaState(a.incarnation(), log.lastEpoch(), log.logEndOffset() == 0);
-    metadata.write(state);
+    if (log.logEndOffset() > 0) {
+      metadata.write(state);
+    }
+    // An empty log's state is not written yet: lost in a crash, it is derived again exactly so, and every change
+    // to it (a promise, the end of recovery) is written and fsynced before it is acted on. That saves a new
+    // replica its two fsyncs: 10,000 of them take a minute on a disk doing 2,000 a second.
     return state;
   }
 }

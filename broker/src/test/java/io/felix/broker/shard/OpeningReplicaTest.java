@@ -5,9 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.felix.broker.assignment.ShardAssignment;
+import io.felix.broker.log.ReplicaMetadata;
+import io.felix.broker.log.ReplicaState;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.junit.jupiter.api.AfterAll;
@@ -40,7 +43,7 @@ class OpeningReplicaTest extends ReplicaActorTest {
   }
 
   @Test
-  void handlesWhatCameWhileItsLogOpenedInOrderOnceOpen() {
+  void handlesWhatCameWhileItsLogOpenedInOrderOnceOpen() throws Exception {
     Path logDir = tmp.resolve("new-replica");
     replica.startOpening(leading(1), logDir, directory.getRef());
     TestProbe<ReplicaStatus> fenced = kit.createTestProbe();
@@ -51,7 +54,8 @@ class OpeningReplicaTest extends ReplicaActorTest {
     assertEquals(3, fenced.receiveMessage().promisedEpoch());
     assertEquals(3, described.promisedEpoch(), "the fence, sent first, was handled first");
     assertTrue(described.recovering(), "a new replica vouches for nothing until it caught up with a leader");
-    assertTrue(Files.exists(logDir.resolve("replica.state")), "a new replica stores its state as it opens");
+    assertEquals(Optional.of(new ReplicaState(ShardAssignment.legacyIncarnation(SHARD.stream()), 3, true)),
+        new ReplicaMetadata(logDir).read(), "the fence is stored before it is answered");
   }
 
   @Test

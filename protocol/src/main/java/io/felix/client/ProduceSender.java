@@ -159,6 +159,8 @@ final class ProduceSender implements Runnable {
     Set<String> overdueStreams = new HashSet<>();
     Set<BatchAccumulator.ShardKey> moved = new HashSet<>();
     ClusterView view = metadata.view();
+    int resentBatches = 0;
+    String firstChange = null;
     for (BatchAccumulator.AwaitedSend sent : accumulator.awaitedSends()) {
       BatchAccumulator.ShardKey key = new BatchAccumulator.ShardKey(sent.batch().stream, sent.batch().shard);
       ClusterView.Leader known = view.leader(key.stream(), key.shard());
@@ -167,9 +169,13 @@ final class ProduceSender implements Runnable {
           if (moved.add(key)) {
             List<ProduceBatch> resent = accumulator.resendAwaited(key.stream(), key.shard(), watch.now());
             retries.addAndGet(resent.size());
-            log.info("{}/{}: leader is broker {} at epoch {} now, not broker {} at epoch {}; re-sending its {} "
-                    + "batch(es) in flight there with the same sequence numbers", key.stream(), key.shard(),
-                known.broker(), known.epoch(), sent.sentTo().broker(), sent.sentTo().epoch(), resent.size());
+            resentBatches += resent.size();
+            String change = key.stream() + "/" + key.shard() + ": leader is broker " + known.broker() + " at epoch "
+                + known.epoch() + " now, not broker " + sent.sentTo().broker() + " at epoch "
+                + sent.sentTo().epoch();
+            firstChange = firstChange == null ? change : firstChange;
+            log.debug("{}; re-sending its {} batch(es) in flight there with the same sequence numbers", change,
+                resent.size());
           }
         }
         case OVERDUE -> {
@@ -178,6 +184,11 @@ final class ProduceSender implements Runnable {
         }
         case WAIT -> { }
       }
+    }
+    if (!moved.isEmpty()) {
+      // One line per pass: a failover of thousands of shards is one event to the reader, not thousands.
+      log.info("re-sending {} batch(es) in flight to {} shard(s) whose leader changed, with the same sequence "
+          + "numbers ({}{})", resentBatches, moved.size(), firstChange, moved.size() > 1 ? ", ..." : "");
     }
     if (!silent.isEmpty() && watch.refreshDue()) {
       log.debug("produce requests to {} unanswered for {} ms; re-reading metadata", silent,

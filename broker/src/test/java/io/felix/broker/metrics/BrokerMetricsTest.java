@@ -54,6 +54,25 @@ class BrokerMetricsTest {
   }
 
   @Test
+  void underReplicatedShardsAreCountedPerStreamAsTheyComeAndGo() {
+    BrokerMetrics metrics = new BrokerMetrics(0, "a");
+    metrics.replicasInSync(new ShardId("orders", 0), 1, 3);
+    metrics.replicasInSync(new ShardId("orders", 1), 2, 3);
+    metrics.replicasInSync(new ShardId("orders", 1), 2, 3); // told twice: counted once
+    metrics.replicasInSync(new ShardId("clicks", 0), 2, 3);
+    metrics.replicasInSync(new ShardId("orders", 2), 3, 3); // in sync: not counted
+    assertEquals(List.of(
+        "felix_under_replicated_shards{stream=\"clicks\"} 1.0",
+        "felix_under_replicated_shards{stream=\"orders\"} 2.0"), samples(metrics, "felix_under_replicated_shards"));
+
+    metrics.replicasInSync(new ShardId("orders", 0), 3, 3);
+    metrics.shardReleased(new ShardId("clicks", 0));
+    assertEquals(List.of(
+        "felix_under_replicated_shards{stream=\"clicks\"} 0.0",
+        "felix_under_replicated_shards{stream=\"orders\"} 1.0"), samples(metrics, "felix_under_replicated_shards"));
+  }
+
+  @Test
   void produceLatencyIsCountedInTheFirstBucketThatHoldsIt() {
     BrokerMetrics metrics = new BrokerMetrics(0, "a");
     metrics.produceAnswered("quorum", true, Duration.ofMillis(3));

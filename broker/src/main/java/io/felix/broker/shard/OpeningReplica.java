@@ -20,10 +20,11 @@ import org.apache.pekko.actor.typed.javadsl.StashBuffer;
  * while every message to the replica waits in its stash, then it takes its role ({@link ShardReplica#roleFor}) and
  * handles them in the order they came, as if the log had opened at once.
  *
- * <p>Why off the actor's thread: a new replica writes and fsyncs its state, and thousands of them start together (a
- * stream of 10,000 shards created, a broker restarted). On the replica dispatcher, which has one thread per core,
- * those opens would hold every replica of the broker for the tens of seconds they take; on the blocking-IO
- * dispatcher they run many at a time, and the replicas already open keep serving.
+ * <p>Why off the actor's thread: opening reads the log's files (recovery of its last segment, its epochs and
+ * producer state), and thousands of replicas start together (a stream of 10,000 shards created, a broker restarted).
+ * On the replica dispatcher, which has one thread per core, those opens would hold every replica of the broker
+ * until they are all done; on the blocking-IO dispatcher they run many at a time, and the replicas already open
+ * keep serving.
  *
  * <p>The stash is as unbounded as the mailbox the messages would otherwise have waited in: nothing is dropped, and
  * the wait lasts one open. The directory answers for a replica in this behaviour itself ({@link ReplicaRole#STARTING}).

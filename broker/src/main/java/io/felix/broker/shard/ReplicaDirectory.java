@@ -128,14 +128,14 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
   /** Retiring replicas whose stream left the table: their logs go to quarantine once they stopped. */
   private final Set<ShardId> quarantineWhenStopped = new HashSet<>();
   private long spawned;
-  /** Where replica actors run: not the default dispatcher (see felix.replica-dispatcher in reference.conf). */
-  private static final DispatcherSelector REPLICA_DISPATCHER =
-      DispatcherSelector.fromConfig("felix.replica-dispatcher");
   /** How long a replica that stopped on a failure stays down before it is started again. */
   private static final Duration RESPAWN_BACKOFF = Duration.ofSeconds(1);
   /** False until the first table is applied: that one decides which logs left on disk are stale. */
   private boolean appliedSinceStart;
 
+  /** Where replica actors run: not the default dispatcher (see felix.replica-dispatcher in reference.conf). */
+  private static final DispatcherSelector REPLICA_DISPATCHER =
+      DispatcherSelector.fromConfig("felix.replica-dispatcher");
   /** The replicas started and not yet opened, counted for one INFO line per round of opens ({@link OpenRound}). */
   private final OpenRound openRound = new OpenRound();
   /** The broker's lock of the data directory, released once every replica (a child) has stopped. */

@@ -31,8 +31,8 @@ record ReplicaWiring(ShardId id, int brokerId, LogOpener opener, ReplicationSett
   }
 
   /**
-   * The file work of {@link #open}, which touches nothing of the actor: safe on any thread (new replicas write and
-   * fsync their state here, so thousands starting at once are kept off the actor threads).
+   * The file work of {@link #open}, which touches nothing of the actor: safe on any thread, so that thousands of
+   * replicas starting at once open off the actor threads ({@link OpeningReplica}).
    */
   OpenedLog openLog(ShardAssignment assignment) throws IOException {
     ShardLog log = opener.open();
@@ -60,11 +60,11 @@ record ReplicaWiring(ShardId id, int brokerId, LogOpener opener, ReplicationSett
   }
 
   /**
-   * The replica's state as it opens. Without a {@code replica.state}: a log
-   * written before the file existed promises its last epoch (what it may have led or followed at); an empty one
-   * is new or lost its directory (wiped), which nothing here can tell apart, so it is recovering: it vouches for
-   * nothing until it has caught up with a leader (a new shard's followers do so at once, the commit offset being
-   * 0), and leads only provisionally (see {@link LeadRule}).
+   * The replica's state as it opens. Without a {@code replica.state}: a log written before the file existed
+   * promises its last epoch (what it may have led or followed at); an empty one is new or lost its directory
+   * (wiped), which nothing here can tell apart, so it is recovering: it vouches for nothing until it has caught up
+   * with a leader (a new shard's followers do so at once, the commit offset being 0), and leads only provisionally
+   * (see {@link LeadRule}).
    */
   private static ReplicaState openState(ReplicaMetadata metadata, ShardLog log, ShardAssignment a)
       throws IOException {
@@ -81,8 +81,8 @@ record ReplicaWiring(ShardId id, int brokerId, LogOpener opener, ReplicationSett
       metadata.write(state);
     }
     // An empty log's state is not written yet: lost in a crash, it is derived again exactly so, and every change
-    // to it (a promise, the end of recovery) is written and fsynced before it is acted on. That saves a new
-    // replica its two fsyncs: 10,000 of them take a minute on a disk doing 2,000 a second.
+    // to it (a promise, the end of recovery) is written and fsynced before it is acted on. A new replica saves the
+    // two fsyncs of writing it (a temporary file and its directory).
     return state;
   }
 }

@@ -24,6 +24,8 @@ import java.util.UUID;
 import java.util.function.BooleanSupplier;
 import org.apache.pekko.cluster.MemberStatus;
 import org.apache.pekko.cluster.typed.Cluster;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Several real brokers in this JVM: their own ActorSystems on 127.0.0.1 (port 0), one in-memory H2 journal
@@ -31,6 +33,7 @@ import org.apache.pekko.cluster.typed.Cluster;
  */
 public final class BrokerCluster implements AutoCloseable {
 
+  private static final Logger log = LoggerFactory.getLogger(BrokerCluster.class);
   private static final ObjectMapper MAPPER = new ObjectMapper();
   private final String journalUrl = "jdbc:h2:mem:felix-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1";
   private final Map<String, Object> overrides;
@@ -149,6 +152,24 @@ public final class BrokerCluster implements AutoCloseable {
     return send(via, admin -> admin.get(path));
   }
 
+  /**
+   * GET {@code path} on {@code via}, read as JSON once it answers 200. A 503 means the placement singleton did not
+   * answer within felix.http.singleton-timeout, as happens while it starts on another broker after its host was
+   * lost: it is asked again for up to 30 s (and logged). Any other status fails at once, naming the reply.
+   */
+  public JsonNode getJson(BrokerNode via, String path) {
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    Reply reply = get(via, path);
+    while (reply.status() == 503 && System.nanoTime() < deadline) {
+      log.info("GET {} on broker {} answered 503 ({}); asking again", path, via.id(), reply.body());
+      reply = get(via, path);
+    }
+    if (reply.status() != 200) {
+      fail("GET " + path + " on broker " + via.id() + " answered " + reply.status() + ": " + reply.body());
+    }
+    return reply.json();
+  }
+
   public Reply post(BrokerNode via, String path, String json) {
     return send(via, admin -> admin.post(path, json));
   }
@@ -217,7 +238,6 @@ public final class BrokerCluster implements AutoCloseable {
     });
   }
 
-  /** The shards of {@code stream} that broker {@code leader} leads, per the admin API of {@code via}. */
   /**
    * Creates {@code stream} through {@code via}'s admin API, waits until every shard is served, then pauses
    * placement: leadership then changes only through failover, so a test measures the fault alone.
@@ -229,9 +249,10 @@ public final class BrokerCluster implements AutoCloseable {
     org.junit.jupiter.api.Assertions.assertEquals(200, post(via, "/v1/placement/pause", "").status());
   }
 
+  /** The shards of {@code stream} that broker {@code leader} leads, per the admin API of {@code via}. */
   public List<Integer> shardsLedBy(BrokerNode via, String stream, int leader) {
     List<Integer> led = new ArrayList<>();
-    for (JsonNode shard : get(via, "/v1/streams/" + stream).json().get("shard_assignments")) {
+    for (JsonNode shard : getJson(via, "/v1/streams/" + stream).get("shard_assignments")) {
       if (shard.get("leader").asInt() == leader) {
         led.add(shard.get("shard").asInt());
       }

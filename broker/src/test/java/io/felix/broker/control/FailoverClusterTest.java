@@ -76,7 +76,7 @@ class FailoverClusterTest {
         ledger.awaitMoreAcknowledged(100); // under the new leaders
         ledger.stop();
 
-        JsonNode after = cluster.get(survivor, "/v1/streams/events").json().get("shard_assignments");
+        JsonNode after = cluster.getJson(survivor, "/v1/streams/events").get("shard_assignments");
         for (int shard : led) {
           JsonNode now = after.get(shard);
           assertNotEquals(victim.id(), now.get("leader").asInt());
@@ -89,7 +89,7 @@ class FailoverClusterTest {
         assertTrue(ledger.acknowledged() > 200, "records were written throughout: " + ledger.acknowledged());
         // GET /v1/streams/{name} shows each leader's commit offset: the offset the reads above ended at
         // (a leader's epoch-start batch takes an offset too, so it is not the number of records).
-        JsonNode shards = cluster.get(survivor, "/v1/streams/events").json().get("shard_assignments");
+        JsonNode shards = cluster.getJson(survivor, "/v1/streams/events").get("shard_assignments");
         for (int shard = 0; shard < SHARDS; shard++) {
           assertEquals(ledger.endOffsets().get(shard).longValue(), shards.get(shard).get("commit_offset").asLong(),
               "commit offset of events/" + shard);

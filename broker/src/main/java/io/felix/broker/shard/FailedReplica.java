@@ -143,25 +143,30 @@ final class FailedReplica extends AbstractBehavior<ShardReplica.Command> {
     }
     nextAttemptNanos = now + wiring.opener().reopenInterval().toNanos();
     attempts++;
-    ReplicaContext ctx = null;
+    ReplicaContext ctx;
     try {
       ctx = wiring.open(assignment);
-      // A fence taken while failed, or an epoch it was told to lead at then, is promised before anything acts.
-      ctx.promise(fenceEpoch);
     } catch (Exception e) {
-      if (ctx != null) {
-        ShardReplica.closeLog(ctx, false);
-      }
-      cause = e.getMessage();
-      wiring.actor().getLog().warn("replica {} on broker {} is still FAILED: attempt {} to open its log failed ({}); "
-          + "next attempt in {}", wiring.id(), wiring.brokerId(), attempts, cause, wiring.opener().reopenInterval());
-      return this;
+      return stillFailed(e.getMessage());
     }
-    ShardLog log = ctx.log;
-    wiring.actor().getLog().info("replica {} on broker {} reopened its log after {} attempt(s): log end {}, last epoch "
-        + "{}; it takes its role at epoch {}", wiring.id(), wiring.brokerId(), attempts, log.logEndOffset(),
-        log.lastEpoch(), assignment.leaderEpoch());
-    return ShardReplica.roleFor(ctx, assignment);
+    // A fence taken while failed, or an epoch it was told to lead at then, is promised before anything acts.
+    return ctx.store(ctx.state().promise(fenceEpoch), null, () -> {
+      ShardLog log = ctx.log;
+      wiring.actor().getLog().info("replica {} on broker {} reopened its log after {} attempt(s): log end {}, last "
+          + "epoch {}; it takes its role at epoch {}", wiring.id(), wiring.brokerId(), attempts, log.logEndOffset(),
+          log.lastEpoch(), assignment.leaderEpoch());
+      return ShardReplica.roleFor(ctx, assignment);
+    }, failure -> {
+      ShardReplica.closeLog(ctx, false);
+      return stillFailed(failure);
+    });
+  }
+
+  private Behavior<ShardReplica.Command> stillFailed(String why) {
+    cause = why;
+    wiring.actor().getLog().warn("replica {} on broker {} is still FAILED: attempt {} to open its log failed ({}); "
+        + "next attempt in {}", wiring.id(), wiring.brokerId(), attempts, cause, wiring.opener().reopenInterval());
+    return this;
   }
 
   private String unavailable() {

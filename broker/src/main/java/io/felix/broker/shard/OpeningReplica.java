@@ -5,13 +5,11 @@ import io.felix.broker.log.ReplicaState;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
-import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
 import org.apache.pekko.actor.typed.javadsl.StashBuffer;
 
@@ -41,12 +39,12 @@ final class OpeningReplica extends AbstractBehavior<ShardReplica.Command> {
   private final CompletableFuture<ReplicaWiring.OpenedLog> opening;
 
   private OpeningReplica(ReplicaWiring wiring, ShardAssignment assignment,
-      ActorRef<ReplicaDirectory.Command> directory, StashBuffer<ShardReplica.Command> stash) {
+      ActorRef<ReplicaDirectory.Command> directory) {
     super(wiring.actor());
     this.wiring = wiring;
     this.assignment = assignment;
     this.directory = directory;
-    this.stash = stash;
+    this.stash = wiring.stash();
     this.opening = CompletableFuture.supplyAsync(() -> {
       try {
         return wiring.openLog(assignment);
@@ -55,13 +53,13 @@ final class OpeningReplica extends AbstractBehavior<ShardReplica.Command> {
       }
     }, wiring.actor().getSystem().dispatchers().lookup(DispatcherSelector.blocking()));
     wiring.actor().pipeToSelf(opening, (opened, failure) -> new LogOpened(opened, failure == null ? null
-        : causeOf(failure).getMessage()));
+        : ShardReplica.causeOf(failure).getMessage()));
   }
 
   /** Starts opening the log of the replica wired by {@code wiring}, assigned {@code assignment}. */
   static Behavior<ShardReplica.Command> create(ReplicaWiring wiring, ShardAssignment assignment,
       ActorRef<ReplicaDirectory.Command> directory) {
-    return Behaviors.withStash(Integer.MAX_VALUE, stash -> new OpeningReplica(wiring, assignment, directory, stash));
+    return new OpeningReplica(wiring, assignment, directory);
   }
 
   @Override
@@ -104,11 +102,5 @@ final class OpeningReplica extends AbstractBehavior<ShardReplica.Command> {
       }
     });
     return this;
-  }
-
-  private static Throwable causeOf(Throwable failure) {
-    Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause()
-        : failure;
-    return cause instanceof UncheckedIOException && cause.getCause() != null ? cause.getCause() : cause;
   }
 }

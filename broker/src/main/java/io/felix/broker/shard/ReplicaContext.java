@@ -12,8 +12,13 @@ import io.felix.broker.transport.ReplicationSettings;
 import io.felix.protocol.replication.ReplicaFetch;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 
 /**
@@ -35,7 +40,7 @@ final class ReplicaContext {
   final ReplicaClock clock;
   final ReplicaTimers timers;
   private final ReplicaMetadata metadata;
-  /** What {@code replica.state} holds: changed only by writing it first. */
+  /** What {@code replica.state} holds: changed only once the change is stored (see {@link StoringReplica}). */
   private ReplicaState state;
   /** The epoch promised when the actor opened the log: it leads only at epochs granted after (see LeadRule). */
   final long promisedAtOpen;
@@ -86,33 +91,59 @@ final class ReplicaContext {
   }
 
   /**
-   * Raises the promise to {@code epoch}, durably, before the caller acts on it (answers the fence, fetches from
-   * the leader, leads). A promise that cannot be stored must not be acted on: the actor fails (and is started
-   * again by its directory).
+   * Raises the promise to {@code epoch}, durably, then continues with {@code then}: nothing acts on it before it is
+   * stored (answers the fence, fetches from the leader, leads). See {@link #store}.
    */
-  void promise(long epoch) {
-    store(state.promise(epoch));
+  Behavior<ShardReplica.Command> promise(long epoch, AbstractBehavior<ShardReplica.Command> role,
+      Supplier<Behavior<ShardReplica.Command>> then) {
+    return store(state.promise(epoch), role, then);
   }
 
-  /** The recovering replica has copied the leader's log up to the commit offset it learned. */
-  void recovered() {
-    if (state.recovering()) {
-      store(state.recovered());
+  /**
+   * The recovering replica has copied the leader's log up to the commit offset it learned: it says so durably, then
+   * continues with {@code then} (which may vouch for the log). See {@link #store}.
+   */
+  Behavior<ShardReplica.Command> recovered(AbstractBehavior<ShardReplica.Command> role,
+      Supplier<Behavior<ShardReplica.Command>> then) {
+    if (!state.recovering()) {
+      return then.get();
+    }
+    return store(state.recovered(), role, () -> {
       actor.getLog().info("replica {} on broker {} recovered: it holds the leader's log up to the commit offset {}",
           id, brokerId, commitOffset);
-    }
+      return then.get();
+    });
   }
 
-  private void store(ReplicaState next) {
-    if (next.equals(state)) {
-      return;
-    }
-    try {
-      metadata.write(next);
-    } catch (IOException e) {
-      throw new UncheckedIOException("replica " + id + " cannot store its state in " + metadata.path(), e);
-    }
+  /**
+   * Makes {@code next} this replica's state: written and fsynced off the actor's thread while messages wait
+   * ({@link StoringReplica}), then {@code then} continues on it. An unchanged state continues at once.
+   *
+   * @param role the role this replica is in, null while it takes one (see {@link StoringReplica#store})
+   */
+  Behavior<ShardReplica.Command> store(ReplicaState next, AbstractBehavior<ShardReplica.Command> role,
+      Supplier<Behavior<ShardReplica.Command>> then) {
+    return next.equals(state) ? then.get() : StoringReplica.store(this, next, role, then);
+  }
+
+  /** As {@link #store}; a failed write continues with {@code onFailure} given its cause, instead of failing the actor. */
+  Behavior<ShardReplica.Command> store(ReplicaState next, AbstractBehavior<ShardReplica.Command> role,
+      Supplier<Behavior<ShardReplica.Command>> then, Function<String, Behavior<ShardReplica.Command>> onFailure) {
+    return next.equals(state) ? then.get() : StoringReplica.store(this, next, role, then, onFailure);
+  }
+
+  /** Writes and fsyncs {@code next} to {@code replica.state}; safe on any thread (see {@link StoringReplica}). */
+  void writeState(ReplicaState next) throws IOException {
+    metadata.write(next);
+  }
+
+  /** {@code next} was stored by {@link #writeState}: it is the replica's state from now on. */
+  void stateStored(ReplicaState next) {
     state = next;
+  }
+
+  Path statePath() {
+    return metadata.path();
   }
 
   /**

@@ -8,13 +8,17 @@ import io.felix.broker.log.ShardLog;
 import io.felix.broker.transport.ReplicationSettings;
 import java.io.IOException;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.StashBuffer;
 
 /**
  * What a replica actor is built from besides its log: kept by {@link FailedReplica} while the log is failed, so that
- * a reopened log gets a {@link ReplicaContext} wired exactly as the first one was.
+ * a reopened log gets a {@link ReplicaContext} wired exactly as the first one was. The stash is the actor's one
+ * buffer for the messages that wait while a file operation runs off its thread ({@link OpeningReplica},
+ * {@link StoringReplica}).
  */
 record ReplicaWiring(ShardId id, int brokerId, LogOpener opener, ReplicationSettings settings,
-    ReplicaRegistry registry, ActorContext<ShardReplica.Command> actor, ReplicaClock clock, ReplicaTimers timers) {
+    ReplicaRegistry registry, ActorContext<ShardReplica.Command> actor, ReplicaClock clock, ReplicaTimers timers,
+    StashBuffer<ShardReplica.Command> stash) {
 
   /** A log and its {@code replica.state}, opened off the actor's thread (see {@link OpeningReplica}). */
   record OpenedLog(ShardLog log, ReplicaMetadata metadata, ReplicaState state) {}

@@ -4,6 +4,7 @@ import io.felix.broker.assignment.ShardAssignment;
 import io.felix.protocol.replication.FetchError;
 import io.felix.protocol.replication.ReplicaFetch;
 import io.felix.protocol.replication.ReplicaFetchResult;
+import java.util.function.Supplier;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
@@ -53,13 +54,16 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
   private ShardFollower(ReplicaContext ctx, ShardAssignment assignment) {
     super(ctx.actor);
     this.ctx = ctx;
-    follow(assignment);
-    ctx.housekeepingIfDue();
-    workIfPending();
+    this.assignment = assignment;
   }
 
   static Behavior<ShardReplica.Command> create(ReplicaContext ctx, ShardAssignment assignment) {
-    return new ShardFollower(ctx, assignment);
+    ShardFollower follower = new ShardFollower(ctx, assignment);
+    return follower.follow(assignment, () -> {
+      ctx.housekeepingIfDue();
+      follower.workIfPending();
+      return follower;
+    });
   }
 
   @Override
@@ -88,14 +92,13 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
         })
         .onMessage(ShardReplica.FollowerSessionEnded.class, e -> this)
         .onMessage(ShardReplica.Assign.class, this::onAssign)
-        .onMessage(ShardReplica.Fence.class, f -> {
-          ctx.promise(f.newEpoch());
+        .onMessage(ShardReplica.Fence.class, f -> ctx.promise(f.newEpoch(), this, () -> {
           if (!canFetch()) {
             ctx.unfollow(); // fenced above the epoch it followed: no more acks under it
           }
           f.replyTo().tell(ctx.status(role(), false));
           return this;
-        })
+        }))
         .onMessage(ShardReplica.Describe.class, d -> {
           d.replyTo().tell(ctx.status(role(), false));
           return this;
@@ -119,7 +122,8 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
         .build();
   }
 
-  private void follow(ShardAssignment a) {
+  /** Follows {@code a}'s leader (once its epoch is promised and stored), or nobody; then continues with {@code then}. */
+  private Behavior<ShardReplica.Command> follow(ShardAssignment a, Supplier<Behavior<ShardReplica.Command>> then) {
     assignment = a;
     learnedCommit = -1;
     accepted = false;
@@ -129,14 +133,17 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
           a.leader(), a.leaderEpoch(), ctx.promisedEpoch());
     }
     if (canFetch()) {
-      ctx.promise(a.leaderEpoch()); // before the first entry: it acks, and acks count only under the promise
-      ctx.actor.getLog().debug("replica {} follows broker {} at epoch {}{} from offset {} (last epoch {})", ctx.id,
-          a.leader(), a.leaderEpoch(), isLearner() ? " as a learner" : "", ctx.log.logEndOffset(),
-          ctx.log.lastEpoch());
-      newPosition();
-    } else {
-      ctx.unfollow();
+      // Promised before the first entry: it acks, and acks count only under the promise.
+      return ctx.promise(a.leaderEpoch(), this, () -> {
+        ctx.actor.getLog().debug("replica {} follows broker {} at epoch {}{} from offset {} (last epoch {})", ctx.id,
+            a.leader(), a.leaderEpoch(), isLearner() ? " as a learner" : "", ctx.log.logEndOffset(),
+            ctx.log.lastEpoch());
+        newPosition();
+        return then.get();
+      });
     }
+    ctx.unfollow();
+    return then.get();
   }
 
   private boolean canFetch() {
@@ -240,8 +247,7 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
     learnedCommit = Math.max(learnedCommit, r.getCommitOffset());
     if (r.getBatches().isEmpty()) {
       ctx.commitTo(r.getCommitOffset());
-      checkRecovered();
-      return this;
+      return checkRecovered(() -> this);
     }
     long end;
     try {
@@ -314,16 +320,18 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
   }
 
   /** A recovering replica has recovered once it stores the leader's log up to the commit offset it learned. */
-  private void checkRecovered() {
+  private Behavior<ShardReplica.Command> checkRecovered(Supplier<Behavior<ShardReplica.Command>> then) {
     if (ctx.recovering() && learnedCommit >= 0 && ctx.log.storedOffset() >= learnedCommit) {
-      ctx.recovered();
+      return ctx.recovered(this, then);
     }
+    return then.get();
   }
 
   private Behavior<ShardReplica.Command> onStored(ShardReplica.Stored s) {
-    checkRecovered();
-    reportIfMoved(); // the ack the leader waits for
-    return this;
+    return checkRecovered(() -> {
+      reportIfMoved(); // the ack the leader waits for
+      return this;
+    });
   }
 
   /** The work tick, while work is pending: consumers whose wait ended, and the report of a refusal to lead. */
@@ -412,8 +420,9 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
       assignment = next; // e.g. a learner promoted to replica: the position stands
       return this;
     }
-    follow(next);
-    workIfPending();
-    return this;
+    return follow(next, () -> {
+      workIfPending();
+      return this;
+    });
   }
 }

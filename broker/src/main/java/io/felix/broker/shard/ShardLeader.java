@@ -77,11 +77,7 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
     this.assignment = assignment;
     this.epoch = assignment.leaderEpoch();
     this.pending = new PendingProduces(epoch, ctx.clock);
-    this.provisional = ctx.recovering();
-    if (provisional && assignment.quorumSize() == 1) {
-      provisional = false; // a replica set of one: no other copy could show what it lacks
-      ctx.recovered();
-    }
+    this.provisional = ctx.recovering(); // never with a replica set of one: ShardReplica#roleFor stored it recovered
     long end = ctx.log.logEndOffset();
     if (end > 0 && ctx.log.lastEpoch() < epoch) {
       long now = ctx.clock.currentTimeMillis();
@@ -299,7 +295,21 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
           .setDivergingEndOffset(agreed.endOffset()).build());
       return this;
     }
-    confirmProvisional(from);
+    if (completesAgreement(from)) {
+      // A majority holds this provisional leader's log: once that is stored it vouches for the log and takes appends.
+      return ctx.recovered(this, () -> {
+        provisional = false;
+        return acceptPosition(f);
+      });
+    }
+    return acceptPosition(f);
+  }
+
+  /** Takes a follower's checked entry as its position and ack, and ships it what it lacks. */
+  private Behavior<ShardReplica.Command> acceptPosition(ShardReplica.FollowerFetch f) {
+    ReplicaFetch fetch = f.fetch();
+    int from = f.fromBroker();
+    long offset = fetch.getFetchOffset();
     long now = ctx.clock.nanoTime();
     ctx.metrics.replicationLag(ctx.id, from, ctx.log.logEndOffset() - offset);
     boolean starts = followers.startsPosition(from, f.sessionId(), fetch.getFetchId());
@@ -393,12 +403,13 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
   }
 
   private Behavior<ShardReplica.Command> onFence(ShardReplica.Fence f) {
-    ctx.promise(f.newEpoch());
-    if (f.newEpoch() > epoch) {
-      fence("fenced at epoch " + f.newEpoch());
-    }
-    f.replyTo().tell(status());
-    return this;
+    return ctx.promise(f.newEpoch(), this, () -> {
+      if (f.newEpoch() > epoch) {
+        fence("fenced at epoch " + f.newEpoch());
+      }
+      f.replyTo().tell(status());
+      return this;
+    });
   }
 
   private ReplicaStatus status() {
@@ -412,15 +423,16 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
         assignment.replicas().size());
   }
 
-  /** A follower's log agrees with this one: once a majority does, a provisional leader holds what it should. */
-  private void confirmProvisional(int follower) {
+  /**
+   * A follower's log agrees with this one: whether, with it, a majority does, so that this provisional leader holds
+   * what it should.
+   */
+  private boolean completesAgreement(int follower) {
     if (provisional && !fenced && assignment.replicas().contains(follower)) {
       agreeing.add(follower);
-      if (agreeing.size() + 1 >= assignment.quorumSize()) {
-        provisional = false;
-        ctx.recovered();
-      }
+      return agreeing.size() + 1 >= assignment.quorumSize();
     }
+    return false;
   }
 
   private void fence(String why) {

@@ -18,9 +18,11 @@ import io.felix.protocol.replication.FetchError;
 import io.felix.protocol.replication.ReplicaFetch;
 import io.felix.protocol.replication.ReplicaFetchResult;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -36,7 +38,9 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
  *       answers producers (also when fenced: then it takes no appends but keeps serving its log);
  *   <li>{@link ShardFollower}: pulls from the leader (also a learner, or idle without a leader or when fenced);
  *   <li>{@link FailedReplica}: the log could not be opened, or a write or fsync failed ({@link LogFailed}); it
- *       serves nothing, says so, and reopens its log every {@code felix.log.reopen-interval}.
+ *       serves nothing, says so, and reopens its log every {@code felix.log.reopen-interval};
+ *   <li>{@link StoringReplica}: between two steps of any role, while a change of its {@code replica.state} (a
+ *       promise, the end of its recovery) is stored off the actor's thread; messages wait in its stash.
  * </ul>
  * Transitions come from {@link Assign} (a newer assignment from {@link ReplicaDirectory}) and from epochs: any
  * message carrying a newer epoch than a leader's makes it stop taking appends at once.
@@ -48,7 +52,7 @@ public final class ShardReplica {
 
   public sealed interface Command permits Assign, Fence, Describe, Digest, ClientProduce, ClientFetch, FollowerFetch,
       FollowerSessionEnded, FetchResultArrived, Stored, Tick, Retire, LogFailed, CacheRead,
-      OpeningReplica.LogOpened {}
+      OpeningReplica.LogOpened, StoringReplica.StateStored {}
 
   /** The shard's current assignment (role, leader, epoch, replica set) from the newest table. */
   public record Assign(ShardAssignment assignment) implements Command {}
@@ -120,11 +124,13 @@ public final class ShardReplica {
       FlushScheduler flusher, ReplicationSettings settings, ReplicaRegistry registry,
       ActorRef<ReplicaDirectory.Command> directory) {
     ShardId id = assignment.id();
-    return Behaviors.setup(actor -> Behaviors.withTimers(timers -> {
+    // The stash holds the messages that arrive while the log opens or the state is stored (OpeningReplica,
+    // StoringReplica): unbounded like the mailbox they would otherwise wait in, and each wait lasts one file operation.
+    return Behaviors.setup(actor -> Behaviors.withTimers(timers -> Behaviors.withStash(Integer.MAX_VALUE, stash -> {
       ReplicaWiring wiring = new ReplicaWiring(id, brokerId, new LogOpener(dir, logSettings, flusher), settings,
-          registry, actor, ReplicaClock.SYSTEM, ReplicaTimers.of(timers, workInterval(settings)));
+          registry, actor, ReplicaClock.SYSTEM, ReplicaTimers.of(timers, workInterval(settings)), stash);
       return OpeningReplica.create(wiring, assignment, directory);
-    }));
+    })));
   }
 
   /** The behaviour for an assignment: leader only as {@link LeadRule} allows, else a follower. */
@@ -141,7 +147,15 @@ public final class ShardReplica {
           LeadRule.reason(verdict, a.leaderEpoch(), ctx.promisedAtOpen, ctx.promisedEpoch()));
       return ShardFollower.create(ctx, a);
     }
-    ctx.promise(a.leaderEpoch());
+    ReplicaState leading = ctx.state().promise(a.leaderEpoch());
+    if (leading.recovering() && a.quorumSize() == 1) {
+      leading = leading.recovered(); // a replica set of one: no other copy could show what it lacks
+    }
+    return ctx.store(leading, null, () -> lead(ctx, a));
+  }
+
+  /** Leads at {@code a}'s epoch, promised and stored. */
+  private static Behavior<Command> lead(ReplicaContext ctx, ShardAssignment a) {
     try {
       return ShardLeader.create(ctx, a);
     } catch (RuntimeException e) {
@@ -231,6 +245,13 @@ public final class ShardReplica {
   }
 
   /** Reports a failure of {@code ctx}'s log to the actor when a wait for it to store ends in one. */
+  /** What failed in work done off the actor's thread: the I/O exception inside the future's wrappers. */
+  static Throwable causeOf(Throwable failure) {
+    Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause()
+        : failure;
+    return cause instanceof UncheckedIOException && cause.getCause() != null ? cause.getCause() : cause;
+  }
+
   static void reportFailure(ReplicaContext ctx, Throwable failure) {
     if (ctx.log.failed()) {
       ctx.actor.getSelf().tell(new LogFailed(ctx.log, "its log failed: " + failure.getMessage()));

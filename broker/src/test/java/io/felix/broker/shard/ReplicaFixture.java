@@ -29,7 +29,6 @@ import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
-import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 
 /**
@@ -94,8 +93,7 @@ final class ReplicaFixture implements AutoCloseable {
   }
 
   private ActorRef<ShardReplica.Command> start(Function<ReplicaContext, Behavior<ShardReplica.Command>> role) {
-    replica = kit.spawn(Behaviors.setup(actor -> role.apply(
-        wiring(actor, log.directory()).contextFor(log, initialState))));
+    replica = kit.spawn(withStash(wiring -> role.apply(wiring.contextFor(log, initialState)), log.directory()));
     return replica;
   }
 
@@ -105,20 +103,23 @@ final class ReplicaFixture implements AutoCloseable {
    */
   ActorRef<ShardReplica.Command> startOpening(ShardAssignment a, Path logDir,
       ActorRef<ReplicaDirectory.Command> directory) {
-    replica = kit.spawn(Behaviors.setup(actor -> OpeningReplica.create(wiring(actor, logDir), a, directory)));
+    replica = kit.spawn(withStash(wiring -> OpeningReplica.create(wiring, a, directory), logDir));
     return replica;
   }
 
   /** A replica whose log in {@code logDir} could not be opened; it tries to open that directory again. */
   ActorRef<ShardReplica.Command> startFailed(ShardAssignment a, Path logDir, String cause) {
-    replica = kit.spawn(Behaviors.setup(actor -> FailedReplica.afterOpenFailed(wiring(actor, logDir), a, cause)));
+    replica = kit.spawn(withStash(wiring -> FailedReplica.afterOpenFailed(wiring, a, cause), logDir));
     describe(); // set up: its first attempt is due one reopen interval from the clock's time now, not later
     return replica;
   }
 
-  private ReplicaWiring wiring(ActorContext<ShardReplica.Command> actor, Path logDir) {
-    return new ReplicaWiring(SHARD, brokerId, new LogOpener(logDir, LogSettings.defaults(), flusher), SETTINGS,
-        registry, actor, clock.replicaClock(), timers);
+  /** A replica actor wired as {@link ShardReplica#create} wires one, over the log in {@code logDir}. */
+  private Behavior<ShardReplica.Command> withStash(Function<ReplicaWiring, Behavior<ShardReplica.Command>> behavior,
+      Path logDir) {
+    return Behaviors.setup(actor -> Behaviors.withStash(Integer.MAX_VALUE, stash -> behavior.apply(
+        new ReplicaWiring(SHARD, brokerId, new LogOpener(logDir, LogSettings.defaults(), flusher), SETTINGS, registry,
+            actor, clock.replicaClock(), timers, stash))));
   }
 
   /** The replica's status; also a barrier: every message sent before it has been handled. */

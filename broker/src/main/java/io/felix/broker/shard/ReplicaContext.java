@@ -109,8 +109,14 @@ final class ReplicaContext {
       return then.get();
     }
     return store(state.recovered(), role, () -> {
-      actor.getLog().info("replica {} on broker {} recovered: it holds the leader's log up to the commit offset {}",
-          id, brokerId, commitOffset);
+      // A new shard's replicas recover at commit offset 0 (thousands at once for a large stream): only a replica that
+      // copied committed records, after it lost its directory, is worth a line at INFO.
+      String message = "replica {} on broker {} recovered: it holds the leader's log up to the commit offset {}";
+      if (commitOffset > 0) {
+        actor.getLog().info(message, id, brokerId, commitOffset);
+      } else {
+        actor.getLog().debug(message, id, brokerId, commitOffset);
+      }
       return then.get();
     });
   }

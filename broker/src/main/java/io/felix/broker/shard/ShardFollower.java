@@ -395,7 +395,7 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
     if (notServingReportedAtNanos == null
         || now - notServingReportedAtNanos >= ctx.registry.notServingInterval().toNanos()) {
       if (notServingReportedAtNanos == null) {
-        ctx.actor.getLog().info("replica {} reports that it is assigned to lead at epoch {} but does not ({})",
+        ctx.actor.getLog().debug("replica {} reports that it is assigned to lead at epoch {} but does not ({})",
             ctx.id, assignment.leaderEpoch(), ctx.refusal);
       }
       notServingReportedAtNanos = now;

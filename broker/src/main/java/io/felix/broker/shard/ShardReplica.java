@@ -142,7 +142,9 @@ public final class ShardReplica {
         ctx.recovering(), ctx.log.logEndOffset() == 0);
     if (verdict != LeadRule.Verdict.LEAD && verdict != LeadRule.Verdict.LEAD_PROVISIONALLY) {
       ctx.refusal = verdict.notServingReason();
-      ctx.actor.getLog().warn("replica {} on broker {} will not lead at epoch {}: {}; it waits for a newer epoch",
+      // DEBUG: after a restart every replica that led refuses its old epoch (thousands at once). The replica reports
+      // its refusal and reason to the singleton, which logs per check how many assigned leaders do not lead.
+      ctx.actor.getLog().debug("replica {} on broker {} will not lead at epoch {}: {}; it waits for a newer epoch",
           ctx.id, ctx.brokerId, a.leaderEpoch(),
           LeadRule.reason(verdict, a.leaderEpoch(), ctx.promisedAtOpen, ctx.promisedEpoch()));
       return ShardFollower.create(ctx, a);

@@ -192,8 +192,19 @@ public final class ScaleBench {
     return ok;
   }
 
+  /**
+   * The shards that never acknowledged, and how the others spread over the probe (which starts once the request was
+   * answered or the brokers are up): a few slow shards and a slow whole look alike in the headline.
+   */
   private static String never(WritabilityProbe.Writability w) {
-    return w.notWritable().isEmpty() ? "" : " (" + w.notWritable().size() + " shards never)";
+    List<Duration> times = w.acknowledgedAfter().values().stream().sorted().toList();
+    String spread = times.isEmpty() ? "" : String.format("; into the probe, half the shards took writes by %s, 90%% by"
+        + " %s, 99%% by %s", seconds(at(times, 0.5)), seconds(at(times, 0.9)), seconds(at(times, 0.99)));
+    return spread + (w.notWritable().isEmpty() ? "" : " (" + w.notWritable().size() + " shards never)");
+  }
+
+  private static Duration at(List<Duration> sorted, double quantile) {
+    return sorted.get(Math.min(sorted.size() - 1, (int) Math.ceil(quantile * sorted.size()) - 1));
   }
 
   private static Duration since(long startNanos) {

@@ -3,7 +3,6 @@ package io.felix.loadgen.chaos;
 import io.felix.client.ClientSettings;
 import io.felix.client.FelixClient;
 import io.felix.client.HostPort;
-import io.felix.client.RecordMetadata;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -70,14 +69,18 @@ public final class WritabilityProbe {
         .build();
     try (FelixClient client = new FelixClient(settings)) {
       while (!remaining.isEmpty() && System.nanoTime() < deadline) {
-        Map<Integer, CompletableFuture<RecordMetadata>> attempts = new TreeMap<>();
-        remaining.forEach(shard -> attempts.put(shard, client.produce(stream, shard, null, PROBE, List.of())));
-        for (Map.Entry<Integer, CompletableFuture<RecordMetadata>> attempt : attempts.entrySet()) {
+        Map<Integer, CompletableFuture<Long>> attempts = new TreeMap<>();
+        // Each acknowledgement is timed when it comes, not when the loop below gets to it (a slow shard ahead of
+        // it in the loop would otherwise delay it too).
+        remaining.forEach(shard -> attempts.put(shard, client.produce(stream, shard, null, PROBE, List.of())
+            .thenApply(metadata -> System.nanoTime())));
+        for (Map.Entry<Integer, CompletableFuture<Long>> attempt : attempts.entrySet()) {
           try {
-            attempt.getValue().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            long acknowledgedAt = attempt.getValue().get(Math.max(0, deadline - System.nanoTime()),
+                TimeUnit.NANOSECONDS);
             remaining.remove(attempt.getKey());
-            lastAcknowledged = System.nanoTime();
-            acknowledgedAfter.put(attempt.getKey(), Duration.ofNanos(lastAcknowledged - start));
+            lastAcknowledged = Math.max(lastAcknowledged, acknowledgedAt);
+            acknowledgedAfter.put(attempt.getKey(), Duration.ofNanos(acknowledgedAt - start));
           } catch (ExecutionException | TimeoutException notYet) {
             // refused (no leader yet, fenced) or unanswered by the deadline: tried again below, if time is left
           }

@@ -129,7 +129,7 @@ final class ReplicaContext {
    */
   Behavior<ShardReplica.Command> store(ReplicaState next, AbstractBehavior<ShardReplica.Command> role,
       Supplier<Behavior<ShardReplica.Command>> then) {
-    return next.equals(state) ? then.get() : StoringReplica.store(this, next, role, then);
+    return store(next, role, then, StoringReplica.failTheActor(this));
   }
 
   /** As {@link #store}; a failed write continues with {@code onFailure} given its cause, instead of failing the actor. */

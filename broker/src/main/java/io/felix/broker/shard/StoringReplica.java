@@ -31,8 +31,8 @@ import org.apache.pekko.actor.typed.javadsl.Receive;
  */
 final class StoringReplica extends AbstractBehavior<ShardReplica.Command> {
 
-  /** The write of {@code state} completed ({@code failure} null) or failed. */
-  record StateStored(ReplicaState state, String failure) implements ShardReplica.Command {}
+  /** The write completed ({@code failure} null) or failed. */
+  record StateStored(String failure) implements ShardReplica.Command {}
 
   private final ReplicaContext ctx;
   private final ReplicaState next;
@@ -55,29 +55,29 @@ final class StoringReplica extends AbstractBehavior<ShardReplica.Command> {
         throw new UncheckedIOException(e);
       }
     }, ctx.actor.getSystem().dispatchers().lookup(DispatcherSelector.blocking()));
-    ctx.actor.pipeToSelf(write, (done, failure) -> new StateStored(next, failure == null ? null
+    ctx.actor.pipeToSelf(write, (done, failure) -> new StateStored(failure == null ? null
         : ShardReplica.causeOf(failure).getMessage()));
   }
 
   /**
-   * Writes {@code next}, then continues with {@code then}; a failed write fails the actor.
+   * Writes {@code next}, then continues with {@code then}; a failed write continues with {@code onFailure} given its
+   * cause ({@link #failTheActor} by default).
    *
    * @param interrupted the role the replica is in (null while it takes one): it handles the stop if the broker stops
    *     during the write (a leader fails its waiting produces)
    */
   static Behavior<ShardReplica.Command> store(ReplicaContext ctx, ReplicaState next,
-      AbstractBehavior<ShardReplica.Command> interrupted, Supplier<Behavior<ShardReplica.Command>> then) {
-    return store(ctx, next, interrupted, then, failure -> {
-      throw new UncheckedIOException(new IOException("replica " + ctx.id + " cannot store its state in "
-          + ctx.statePath() + ": " + failure));
-    });
-  }
-
-  /** As above; a failed write continues with {@code onFailure} given its cause. */
-  static Behavior<ShardReplica.Command> store(ReplicaContext ctx, ReplicaState next,
       AbstractBehavior<ShardReplica.Command> interrupted, Supplier<Behavior<ShardReplica.Command>> then,
       Function<String, Behavior<ShardReplica.Command>> onFailure) {
     return new StoringReplica(ctx, next, interrupted, then, onFailure);
+  }
+
+  /** A failed write fails the actor: nothing may act on a state that was not stored. */
+  static Function<String, Behavior<ShardReplica.Command>> failTheActor(ReplicaContext ctx) {
+    return failure -> {
+      throw new UncheckedIOException(new IOException("replica " + ctx.id + " cannot store its state in "
+          + ctx.statePath() + ": " + failure));
+    };
   }
 
   @Override

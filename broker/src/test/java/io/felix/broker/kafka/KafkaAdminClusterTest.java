@@ -109,14 +109,16 @@ class KafkaAdminClusterTest {
       assertEquals(-1, offset(admin, p1, OffsetSpec.forTimestamp(before + 100_000)).offset(), "none that late");
 
       admin.createPartitions(Map.of("clicks", NewPartitions.increaseTo(6))).all().get();
-      assertEquals(6, admin.describeTopics(List.of("clicks")).allTopicNames().get().get("clicks").partitions().size());
+      // Metadata follows a change once every broker applied its table, as in Kafka: awaited, not assumed.
+      awaitMetadata("clicks with 6 partitions", () ->
+          admin.describeTopics(List.of("clicks")).allTopicNames().get().get("clicks").partitions().size() == 6);
 
       ExecutionException acls = assertThrows(ExecutionException.class,
           () -> admin.describeAcls(AclBindingFilter.ANY).values().get());
       assertInstanceOf(UnsupportedVersionException.class, acls.getCause(), "an API Felix does not serve");
 
       admin.deleteTopics(List.of("clicks")).all().get();
-      assertFalse(admin.listTopics().names().get().contains("clicks"));
+      awaitMetadata("clicks gone from the topic list", () -> !admin.listTopics().names().get().contains("clicks"));
     }
   }
 
@@ -168,6 +170,21 @@ class KafkaAdminClusterTest {
         });
       }
     }
+  }
+
+  private interface MetadataCheck {
+    boolean holds() throws Exception;
+  }
+
+  /** Waits up to 10 s for what a broker's metadata shows after an admin change (a failed ask counts as not yet). */
+  private static void awaitMetadata(String what, MetadataCheck check) {
+    BrokerCluster.await(Duration.ofSeconds(10), what, () -> {
+      try {
+        return check.holds();
+      } catch (Exception e) {
+        return false;
+      }
+    });
   }
 
   private static ListOffsetsResult.ListOffsetsResultInfo offset(Admin admin, TopicPartition tp, OffsetSpec spec)

@@ -133,4 +133,16 @@ final class BrokerSupervision {
     say.println("felix: sent SIGKILL to broker " + id + " (pid " + process.pid() + "); its supervisor starts it again"
         + " ('felix local stop " + id + "' keeps it down)");
   }
+
+  /**
+   * SIGKILLs broker N and keeps it down: the stopped mark is written first, so its supervisor, seeing the process
+   * gone, does not start it again ({@link #start} clears the mark).
+   */
+  void killAndKeepDown(int id) throws IOException {
+    ProcessHandle process = broker(id).handle()
+        .orElseThrow(() -> new IOException("broker " + id + " is not running"));
+    Files.writeString(layout.stoppedMark(id), "");
+    process.destroyForcibly();
+    say.println("felix: sent SIGKILL to broker " + id + " (pid " + process.pid() + "); marked stopped, it stays down");
+  }
 }

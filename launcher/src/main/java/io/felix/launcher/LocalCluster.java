@@ -25,8 +25,8 @@ import javax.net.ssl.SSLContext;
  *       and returns once every broker answers {@code GET /ready} and the singleton lists them all live;</li>
  *   <li>{@link #stop} and {@link #down} stop brokers on purpose (the {@code stopped} mark keeps their supervisors from
  *       restarting them; SIGTERM, SIGKILL after 20 s; youngest first, since stopping several at once can stall a
- *       singleton hand-over), {@link #kill} SIGKILLs one (its supervisor restarts it), {@link #start} starts stopped
- *       brokers again with their old settings.</li>
+ *       singleton hand-over), {@link #kill} SIGKILLs one (its supervisor restarts it; {@link #killAndKeepDown} marks it stopped
+ *       first), {@link #start} starts stopped brokers again with their old settings.</li>
  * </ul>
  * A port found taken is a {@link PortTakenException}; {@link #startOnFreePorts} retries on another range.
  */
@@ -147,6 +147,11 @@ public final class LocalCluster implements AutoCloseable {
   /** SIGKILLs broker N (to try failover); its supervisor starts it again. */
   public void kill(int broker) throws IOException {
     supervision.kill(broker);
+  }
+
+  /** SIGKILLs broker N and keeps it down, as a machine that died would stay: {@link #start} brings it back. */
+  public void killAndKeepDown(int broker) throws IOException {
+    supervision.killAndKeepDown(broker);
   }
 
   /** Stops every broker, youngest first, removes their CPU budgets, then stops the journal. */

@@ -56,7 +56,7 @@ class BrokerKillTest {
 
       int victim = mostLeaders(before);
       AdminApi survivor = new AdminApi(launcher.adminPort((victim + 1) % 3));
-      launcher.kill(victim);
+      launcher.killAndKeepDown(victim); // restarted at once, it would take leaders back before a poll saw the failover
       long killedAt = System.nanoTime();
       Map<Integer, AdminApi.Shard> after = survivor.awaitLed(STREAM, SHARDS, victim, Duration.ofSeconds(60));
       long failoverMs = (System.nanoTime() - killedAt) / 1_000_000;

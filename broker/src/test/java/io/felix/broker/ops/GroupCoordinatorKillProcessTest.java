@@ -14,7 +14,6 @@ import io.felix.launcher.LocalCluster;
 import io.felix.launcher.UpOptions;
 import io.felix.protocol.client.Acks;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -78,9 +77,8 @@ class GroupCoordinatorKillProcessTest {
     List<Integer> live = IntStream.range(0, 3).filter(b -> b != coordinator).boxed().toList();
 
     long pid = launcher.pid(coordinator);
-    keepDownAfterExit(launcher, coordinator);
     try {
-      launcher.kill(coordinator);
+      launcher.killAndKeepDown(coordinator);
       long killedAt = System.nanoTime();
       ProcessHandle.of(pid).ifPresent(p -> p.onExit().orTimeout(10, TimeUnit.SECONDS).join());
 
@@ -101,15 +99,6 @@ class GroupCoordinatorKillProcessTest {
     } finally {
       launcher.start(coordinator); // the shared cluster whole again for the next test
     }
-  }
-
-  /**
-   * bin/felix's supervisor starts a broker that exits again after a second, unless its {@code stopped} mark (what
-   * {@code local stop} leaves) is there when it exits; the mark written before the SIGKILL keeps the broker dead
-   * for the rest of the test without making the kill any gentler.
-   */
-  private static void keepDownAfterExit(LocalCluster launcher, int broker) throws Exception {
-    Files.createFile(launcher.dir().resolve("broker" + broker).resolve("stopped"));
   }
 
   /** Produces {@code count} records round-robin over the shards with acks all; the next offset of each shard. */

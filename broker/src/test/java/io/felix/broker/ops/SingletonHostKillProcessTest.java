@@ -1,5 +1,6 @@
 package io.felix.broker.ops;
 
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -64,12 +65,15 @@ class SingletonHostKillProcessTest {
         new AdminApi(launcher.adminPort(host)).createStream(answered, 1, 3);
       }
 
-      launcher.kill(host);
+      // Kept down: restarted by its supervisor, the broker would rejoin within seconds and placement would move
+      // leaders back to it, so the survivors' view could show it leading again before a poll saw the failover.
+      launcher.killAndKeepDown(host);
       long killedAt = System.nanoTime();
       survivor.awaitLed(STREAM, SHARDS, host, DETECTOR_PAUSE);
       long ms = (System.nanoTime() - killedAt) / 1_000_000;
       System.out.printf("singleton host %d SIGKILLed: every shard led by another broker after %d ms%n", host, ms);
       assertTrue(ms < 20_000, "the shards of the killed singleton host were led elsewhere only after " + ms + " ms");
+      assertFalse(launcher.running(host), "broker " + host + " was killed to stay down, and runs");
       for (String answered : ANSWERED_BEFORE_THE_KILL) {
         assertNotNull(survivor.streamDetail(answered), "stream " + answered + " was created and answered before the "
             + "kill, and the new singleton does not know it");

@@ -57,19 +57,21 @@ class BrokerKillTest {
       int victim = mostLeaders(before);
       AdminApi survivor = new AdminApi(launcher.adminPort((victim + 1) % 3));
       launcher.killAndKeepDown(victim); // restarted at once, it would take leaders back before a poll saw the failover
-      long killedAt = System.nanoTime();
-      Map<Integer, AdminApi.Shard> after = survivor.awaitLed(STREAM, SHARDS, victim, Duration.ofSeconds(60));
-      long failoverMs = (System.nanoTime() - killedAt) / 1_000_000;
-      for (AdminApi.Shard s : after.values()) {
-        if (before.get(s.shard()).leader() == victim) {
-          assertTrue(s.epoch() > before.get(s.shard()).epoch(),
-              "a promoted leader has a higher epoch: " + before.get(s.shard()) + " -> " + s);
+      long failoverMs;
+      try {
+        long killedAt = System.nanoTime();
+        Map<Integer, AdminApi.Shard> after = survivor.awaitLed(STREAM, SHARDS, victim, Duration.ofSeconds(60));
+        failoverMs = (System.nanoTime() - killedAt) / 1_000_000;
+        for (AdminApi.Shard s : after.values()) {
+          if (before.get(s.shard()).leader() == victim) {
+            assertTrue(s.epoch() > before.get(s.shard()).epoch(),
+                "a promoted leader has a higher epoch: " + before.get(s.shard()) + " -> " + s);
+          }
         }
+        awaitAcked(fleet, fleet.ackedCount() + 2_000, Duration.ofSeconds(60));
+      } finally {
+        launcher.start(victim); // the shared cluster whole again, whatever happened
       }
-      long ackedAtFailover = fleet.ackedCount();
-      awaitAcked(fleet, ackedAtFailover + 2_000, Duration.ofSeconds(60));
-
-      launcher.start(victim);
       // Rebalancing hands the restarted broker leaders again; a move cuts over only once the destination holds
       // the source's whole log, so leading again means it caught up (and the read below goes through it).
       Map<Integer, AdminApi.Shard> rejoined = awaitLeading(survivor, victim, Duration.ofSeconds(120));

@@ -24,11 +24,13 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  * be ready and listed live again (a test before may have killed or paused one, whose supervisor starts it again).
  * A test leaves every broker running or being restarted by its supervisor, never stopped on purpose. The cluster
  * goes down once every test of the run is done; its directory, with the brokers' logs, stays under
- * {@code target/} for a look after a failure.
+ * {@code target/} (one per test JVM) for a look after a failure.
  */
 public final class SharedLocalCluster implements ParameterResolver {
   static final int BROKERS = 3;
-  private static final Path DIR = Path.of("target", "shared-local-cluster");
+  /** One per test JVM: the process tier runs in several at once (felix.tests.process.forks). */
+  private static final Path DIR =
+      Path.of("target", "shared-local-cluster-" + System.getProperty("felix.tests.fork", "1"));
   /** A broker SIGKILLed or downed by the test before is restarted by its supervisor (backoff, JVM start, join). */
   private static final Duration WHOLE_TIMEOUT = Duration.ofSeconds(240);
 

@@ -59,6 +59,7 @@ public final class AdminRoutes extends AllDirectives {
   private final CommitOffsets commitOffsets;
   private final GroupRoutes groupRoutes;
   private final ShardStatuses shardStatuses;
+  private final SharedStatuses everyStatus;
   private final ReplicaDigests replicaDigests;
   private final PlacementSimulation simulation;
   private final int recentMoves;
@@ -82,6 +83,7 @@ public final class AdminRoutes extends AllDirectives {
     this.holder = holder;
     this.commitOffsets = commitOffsets;
     this.shardStatuses = shardStatuses;
+    this.everyStatus = new SharedStatuses(shardStatuses, settings.statusMaxAge(), System::nanoTime);
     this.replicaDigests = new ReplicaDigests(system, commitOffsets, controlSettings.replicaTimeout());
     this.simulation = new PlacementSimulation(controlSettings);
     this.recentMoves = controlSettings.recentMoves();
@@ -106,7 +108,7 @@ public final class AdminRoutes extends AllDirectives {
             .thenAccept(BrokerMetrics.of(system)::groupsCoordinated)),
         ConsoleRoute.create(),
         pathPrefix("v1", () -> concat(
-            path("brokers", () -> get(() -> withStatuses(shard -> true, (view, statuses) -> requests.ok(
+            path("brokers", () -> get(() -> withEveryStatus((view, statuses) -> requests.ok(
                 AdminJson.brokers(view, UnderReplication.perLeader(view.state().shards().values(), statuses)))))),
             path(PathMatchers.segment("brokers").slash(PathMatchers.integerSegment()).slash("drain"),
                 id -> concat(
@@ -115,7 +117,7 @@ public final class AdminRoutes extends AllDirectives {
             path(PathMatchers.segment("brokers").slash(PathMatchers.segment()), id -> delete(() -> brokerId(id,
                 n -> requests.command(StatusCodes.NO_CONTENT, r -> new PlacementController.RemoveBroker(n, r))))),
             path("streams", () -> concat(
-                get(() -> withStatuses(shard -> true, (view, statuses) -> requests.ok(AdminJson.streams(view.state(),
+                get(() -> withEveryStatus((view, statuses) -> requests.ok(AdminJson.streams(view.state(),
                     UnderReplication.perStream(view.state().shards().values(), statuses))))),
                 post(() -> requests.body(this::createStream)))),
             path(PathMatchers.segment("streams").slash(PathMatchers.segment()).slash("replica-digests"),
@@ -272,11 +274,10 @@ public final class AdminRoutes extends AllDirectives {
     });
   }
 
-  /** The singleton's view and the status of every replica of the chosen shards (an empty map if the asks fail). */
-  private Route withStatuses(Predicate<ShardId> shards,
-      BiFunction<ControlView, Map<ShardId, Map<Integer, ReplicaStatus>>, Route> handler) {
-    return requests.withView(view -> onSuccess(shardStatuses.of(view.state().table(), shards)
-        .exceptionally(failure -> Map.of()), statuses -> handler.apply(view, statuses)));
+  /** The singleton's view and the status of every replica (shared between list requests, see SharedStatuses). */
+  private Route withEveryStatus(BiFunction<ControlView, Map<ShardId, Map<Integer, ReplicaStatus>>, Route> handler) {
+    return requests.withView(view -> onSuccess(everyStatus.of(view.state().table()),
+        statuses -> handler.apply(view, statuses)));
   }
 
   private Route brokerId(String segment, Function<Integer, Route> handler) {

@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -49,7 +50,7 @@ class ChaosProcessTest {
   /** Hung brokers fail the test, never stall CI. */
   private static final Duration TIMEOUT = TestTier.pick(Duration.ofMinutes(12), Duration.ofMinutes(45));
 
-  @TempDir Path dir;
+  @TempDir(cleanup = CleanupMode.ON_SUCCESS) Path dir; // the brokers' logs stay for a failure
 
   @Test
   void everyFaultRoundKeepsEveryAcknowledgedRecordAndEveryShardWritable() {

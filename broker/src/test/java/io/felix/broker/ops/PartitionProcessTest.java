@@ -14,6 +14,7 @@ import java.util.List;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -35,7 +36,7 @@ class PartitionProcessTest {
   static final List<FaultKind> PARTITIONS = List.of(FaultKind.PARTITION_SINGLETON, FaultKind.PARTITION_REPLICATION,
       FaultKind.PARTITION_ISOLATE);
 
-  @TempDir Path dir;
+  @TempDir(cleanup = CleanupMode.ON_SUCCESS) Path dir; // the brokers' logs stay for a failure
 
   @Test
   void everyPartitionSettlesKeepsEveryAcknowledgedRecordAndHeals() throws Exception {

@@ -127,8 +127,7 @@ final class BrokerSupervision {
 
   /** SIGKILLs broker N; its supervisor starts it again. */
   void kill(int id) throws IOException {
-    ProcessHandle process = broker(id).handle()
-        .orElseThrow(() -> new IOException("broker " + id + " is not running"));
+    ProcessHandle process = runningBroker(id);
     process.destroyForcibly();
     say.println("felix: sent SIGKILL to broker " + id + " (pid " + process.pid() + "); its supervisor starts it again"
         + " ('felix local stop " + id + "' keeps it down)");
@@ -139,10 +138,13 @@ final class BrokerSupervision {
    * gone, does not start it again ({@link #start} clears the mark).
    */
   void killAndKeepDown(int id) throws IOException {
-    ProcessHandle process = broker(id).handle()
-        .orElseThrow(() -> new IOException("broker " + id + " is not running"));
+    ProcessHandle process = runningBroker(id);
     Files.writeString(layout.stoppedMark(id), "");
     process.destroyForcibly();
     say.println("felix: sent SIGKILL to broker " + id + " (pid " + process.pid() + "); marked stopped, it stays down");
+  }
+
+  private ProcessHandle runningBroker(int id) throws IOException {
+    return broker(id).handle().orElseThrow(() -> new IOException("broker " + id + " is not running"));
   }
 }

@@ -4,6 +4,8 @@ import io.felix.client.admin.AdminClient;
 import io.felix.launcher.LocalCluster;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.time.Duration;
 import org.HdrHistogram.Histogram;
@@ -12,16 +14,21 @@ import org.HdrHistogram.Histogram;
  * Polls {@code GET /v1/streams} on every broker of a local cluster, one thread per broker, once per period, and keeps
  * the answer times (ms) in one histogram: what an operator's dashboard would see while the cluster is busy. A poll that
  * fails or is not answered within {@link #TIMEOUT} counts as {@link #TIMEOUT}. While paused (the cluster is being
- * stopped and started on purpose) nothing is polled.
+ * stopped and started on purpose) nothing is polled. Polls slower than {@link #SLOW} are also counted per phase of
+ * the bench ({@link #phase}), with how they ended, to show when the tail happens.
  */
 final class AdminPoller implements AutoCloseable {
 
   static final Duration TIMEOUT = Duration.ofSeconds(5);
+  static final Duration SLOW = Duration.ofSeconds(1);
 
   private final Duration period;
   private final Histogram latencies = new Histogram(TIMEOUT.toMillis() * 2, 3);
   private final AtomicLong failures = new AtomicLong();
   private final List<Thread> threads = new ArrayList<>();
+  /** Per phase, per outcome ("200", "503", "timed out", ...), the polls slower than {@link #SLOW}. */
+  private final Map<String, Map<String, Integer>> slow = new TreeMap<>();
+  private volatile String phase = "start";
   private volatile boolean paused;
   private volatile boolean stopped;
 
@@ -44,11 +51,14 @@ final class AdminPoller implements AutoCloseable {
       long start = System.nanoTime();
       if (!paused) {
         long millis;
+        String outcome;
+        String during = phase;
         try {
           AdminClient admin = local.admin(broker);
-          boolean ok = admin.get("/v1/streams").ok();
+          AdminClient.Reply reply = admin.get("/v1/streams");
+          outcome = Integer.toString(reply.status());
           millis = Math.min(TIMEOUT.toMillis(), (System.nanoTime() - start) / 1_000_000);
-          if (!ok) {
+          if (!reply.ok()) {
             failures.incrementAndGet();
             millis = TIMEOUT.toMillis();
           }
@@ -57,10 +67,14 @@ final class AdminPoller implements AutoCloseable {
         } catch (Exception e) {
           failures.incrementAndGet();
           millis = TIMEOUT.toMillis();
+          outcome = e.getClass().getSimpleName();
         }
         if (!paused) { // a poll that straddled the pause measured the stop, not the API
           synchronized (latencies) {
             latencies.recordValue(millis);
+            if (millis >= SLOW.toMillis()) {
+              slow.computeIfAbsent(during, p -> new TreeMap<>()).merge(outcome, 1, Integer::sum);
+            }
           }
         }
       }
@@ -72,6 +86,20 @@ final class AdminPoller implements AutoCloseable {
           return;
         }
       }
+    }
+  }
+
+  /** Names what the bench does from now on, for the count of slow polls. */
+  void phase(String name) {
+    phase = name;
+  }
+
+  /** Per phase, per outcome, the polls slower than {@link #SLOW}; e.g. {@code create={200=3, 503=1}}. */
+  Map<String, Map<String, Integer>> slowPolls() {
+    synchronized (latencies) {
+      Map<String, Map<String, Integer>> copy = new TreeMap<>();
+      slow.forEach((p, outcomes) -> copy.put(p, new TreeMap<>(outcomes)));
+      return copy;
     }
   }
 

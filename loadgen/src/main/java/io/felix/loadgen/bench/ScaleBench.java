@@ -62,6 +62,7 @@ public final class ScaleBench {
     boolean met = true;
     try (LocalCluster local = LocalCluster.startOnFreePorts(settings.dir(), UpOptions.brokers(3), Map.of())) {
       List<HostPort> bootstrap = HostPort.parseList(local.bootstrap());
+      poller.phase("create");
       poller.start(local);
       long created = System.nanoTime();
       String answer = local.admin(0).postOk("/v1/streams",
@@ -73,12 +74,14 @@ public final class ScaleBench {
       met &= goal(String.format("create: answered in %s (%s); every shard writable %s after the request%s",
           seconds(createAnswered), answer.trim(), seconds(allLed), never(led)), allLed, Duration.ofSeconds(30));
 
+      poller.phase("produce");
       met &= produceAndVerify(bootstrap);
 
       poller.pause();
       local.down();
       long restarted = System.nanoTime();
       local.up(UpOptions.brokers(3));
+      poller.phase("restart");
       poller.resume();
       WritabilityProbe.Writability back = new WritabilityProbe(HostPort.parseList(local.bootstrap()), STREAM,
           settings.shards()).await(Duration.ofMinutes(3));
@@ -92,6 +95,8 @@ public final class ScaleBench {
           + " ms%s", latency.getTotalCount(), latency.getValueAtPercentile(50), p99.toMillis(), latency.getMaxValue(),
           poller.failures() == 0 ? "" : ", " + poller.failures() + " failed or timed out (counted as 5,000 ms)"), p99,
           Duration.ofSeconds(1));
+      out.printf("admin API: polls over %d ms, per phase and answer: %s%n", AdminPoller.SLOW.toMillis(),
+          poller.slowPolls());
 
       idleCost(local);
       footprint(local);

@@ -14,6 +14,7 @@ import java.util.Set;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -58,11 +59,18 @@ final class AdminRequests extends AllDirectives {
   private final ActorSystem<?> system;
   private final ActorRef<PlacementController.Command> singleton;
   private final Duration timeout;
+  /** The singleton's view as the lists share it ({@link #withSharedView}), keyed by {@link #commandsAnswered}. */
+  private final SharedAnswer<ControlView> sharedView;
+  /** The commands this broker has had answered: a view asked before the last one may not show it. */
+  private final AtomicLong commandsAnswered = new AtomicLong();
 
-  AdminRequests(ActorSystem<?> system, ActorRef<PlacementController.Command> singleton, Duration timeout) {
+  /** @param listMaxAge how long a view serves the lists ({@link #withSharedView}) */
+  AdminRequests(ActorSystem<?> system, ActorRef<PlacementController.Command> singleton, Duration timeout,
+      Duration listMaxAge) {
     this.system = system;
     this.singleton = singleton;
     this.timeout = timeout;
+    this.sharedView = new SharedAnswer<>(listMaxAge, System::nanoTime);
   }
 
   /** How long a request waits for the singleton (felix.http.singleton-timeout), and for another broker's answer. */
@@ -84,8 +92,22 @@ final class AdminRequests extends AllDirectives {
 
   /** Hands the singleton's current view on; 503 when it does not answer in time. */
   Route withView(Function<ControlView, Route> handler) {
-    CompletionStage<ControlView> view = AskPattern.ask(singleton, PlacementController.GetView::new, timeout,
-        system.scheduler());
+    return withView(askView(), handler);
+  }
+
+  /**
+   * As {@link #withView}, with a view shared between the list requests ({@link SharedAnswer}, felix.http.list-max-age):
+   * never one asked before a command this broker has answered since, so a client sees its own changes.
+   */
+  Route withSharedView(Function<ControlView, Route> handler) {
+    return withView(sharedView.get(commandsAnswered.get(), this::askView), handler);
+  }
+
+  private CompletionStage<ControlView> askView() {
+    return AskPattern.ask(singleton, PlacementController.GetView::new, timeout, system.scheduler());
+  }
+
+  private Route withView(CompletionStage<ControlView> view, Function<ControlView, Route> handler) {
     return onComplete(view, result -> result.isSuccess() ? handler.apply(result.get())
         : unavailable(result.failed().get()));
   }
@@ -103,7 +125,8 @@ final class AdminRequests extends AllDirectives {
   /** As above, with {@code note} appended to the done message. */
   Route command(StatusCode success, String note,
       Function<ActorRef<ControlReply>, PlacementController.Command> command) {
-    CompletionStage<ControlReply> reply = AskPattern.ask(singleton, command::apply, timeout, system.scheduler());
+    CompletionStage<ControlReply> reply = AskPattern.ask(singleton, command::apply, timeout, system.scheduler())
+        .whenComplete((answered, failure) -> commandsAnswered.incrementAndGet()); // before the client hears of it
     return respond(reply.thenApply(r -> toResponse(r, success, note)));
   }
 

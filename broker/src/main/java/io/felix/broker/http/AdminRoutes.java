@@ -59,7 +59,7 @@ public final class AdminRoutes extends AllDirectives {
   private final CommitOffsets commitOffsets;
   private final GroupRoutes groupRoutes;
   private final ShardStatuses shardStatuses;
-  private final SharedStatuses everyStatus;
+  private final SharedAnswer<Map<ShardId, Map<Integer, ReplicaStatus>>> everyStatus;
   private final ReplicaDigests replicaDigests;
   private final PlacementSimulation simulation;
   private final int recentMoves;
@@ -79,11 +79,11 @@ public final class AdminRoutes extends AllDirectives {
       ActorRef<AssignmentHolder.Command> holder, HttpSettings settings, ControlSettings controlSettings,
       CommitOffsets commitOffsets, ShardStatuses shardStatuses) {
     this.system = system;
-    this.requests = new AdminRequests(system, singleton, settings.singletonTimeout());
+    this.requests = new AdminRequests(system, singleton, settings.singletonTimeout(), settings.listMaxAge());
     this.holder = holder;
     this.commitOffsets = commitOffsets;
     this.shardStatuses = shardStatuses;
-    this.everyStatus = new SharedStatuses(shardStatuses, settings.statusMaxAge(), System::nanoTime);
+    this.everyStatus = new SharedAnswer<>(settings.listMaxAge(), System::nanoTime);
     this.replicaDigests = new ReplicaDigests(system, commitOffsets, controlSettings.replicaTimeout());
     this.simulation = new PlacementSimulation(controlSettings);
     this.recentMoves = controlSettings.recentMoves();
@@ -274,10 +274,16 @@ public final class AdminRoutes extends AllDirectives {
     });
   }
 
-  /** The singleton's view and the status of every replica (shared between list requests, see SharedStatuses). */
+  /**
+   * The singleton's view and the status of every replica (an empty map if the asks fail), each shared between list
+   * requests ({@link SharedAnswer}): the statuses as long as the assignment table is the same version.
+   */
   private Route withEveryStatus(BiFunction<ControlView, Map<ShardId, Map<Integer, ReplicaStatus>>, Route> handler) {
-    return requests.withView(view -> onSuccess(everyStatus.of(view.state().table()),
-        statuses -> handler.apply(view, statuses)));
+    return requests.withSharedView(view -> {
+      AssignmentTable table = view.state().table();
+      return onSuccess(everyStatus.get(table.version(), () -> shardStatuses.of(table, shard -> true))
+          .exceptionally(failure -> Map.of()), statuses -> handler.apply(view, statuses));
+    });
   }
 
   private Route brokerId(String segment, Function<Integer, Route> handler) {

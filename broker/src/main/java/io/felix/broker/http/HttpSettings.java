@@ -9,11 +9,11 @@ import java.time.Duration;
  *
  * @param defaultReplicationFactor replicas per shard of a stream created without replication_factor (fewer when
  *     fewer brokers can take replicas)
- * @param statusMaxAge how long the replicas' statuses asked for one list request serve the next ones
- *     ({@link SharedStatuses})
+ * @param listMaxAge how long the singleton's view and the replicas' statuses asked for one list request serve the
+ *     next ones ({@link SharedAnswer})
  */
 public record HttpSettings(String host, int port, Duration singletonTimeout, int defaultReplicationFactor,
-    Duration statusMaxAge) {
+    Duration listMaxAge) {
 
   public HttpSettings {
     if (port < 0 || port > 65535) {
@@ -26,14 +26,14 @@ public record HttpSettings(String host, int port, Duration singletonTimeout, int
       throw new ConfigException.BadValue("felix.http.default-replication-factor",
           "must be >= 1, got " + defaultReplicationFactor);
     }
-    if (statusMaxAge.isNegative()) {
-      throw new ConfigException.BadValue("felix.http.status-max-age", "must be >= 0, got " + statusMaxAge);
+    if (listMaxAge.isNegative()) {
+      throw new ConfigException.BadValue("felix.http.list-max-age", "must be >= 0, got " + listMaxAge);
     }
   }
 
   public static HttpSettings fromConfig(Config config) {
     Config c = config.getConfig("felix.http");
     return new HttpSettings(c.getString("host"), c.getInt("port"), c.getDuration("singleton-timeout"),
-        c.getInt("default-replication-factor"), c.getDuration("status-max-age"));
+        c.getInt("default-replication-factor"), c.getDuration("list-max-age"));
   }
 }

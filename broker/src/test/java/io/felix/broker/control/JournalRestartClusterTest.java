@@ -39,11 +39,11 @@ class JournalRestartClusterTest {
         "felix.http.singleton-timeout", "1s"))) {
       BrokerNode broker = cluster.live().get(0);
       Thread.sleep(2_000); // a few recoveries fail meanwhile
-      assertNotEquals(200, cluster.get(broker, "/v1/streams").status(), "no journal, no singleton");
+      assertNotEquals(200, cluster.get(broker, "/v1/replication-status").status(), "no journal, no singleton");
 
       createJournalTables();
       BrokerCluster.await(Duration.ofSeconds(20), "the singleton answering", () ->
-          cluster.get(broker, "/v1/streams").status() == 200);
+          cluster.get(broker, "/v1/replication-status").status() == 200);
       cluster.awaitBrokersLive(broker, 1);
       assertEquals(201, cluster.post(broker, "/v1/streams", "{\"name\":\"s\",\"shards\":2,\"replication_factor\":1}")
           .status());

@@ -87,7 +87,7 @@ class LeaderNotServingClusterTest {
         cluster.stop(host);
         cluster.add(host.id(), ""); // back before the singleton has moved: its new incarnation is a first sighting
         BrokerCluster.await(Duration.ofSeconds(40), "the singleton answering on another broker", () ->
-            cluster.get(other, "/v1/streams").status() == 200 && cluster.singletonHost().id() != host.id());
+            cluster.get(other, "/v1/replication-status").status() == 200 && cluster.singletonHost().id() != host.id());
         long recoveredAt = System.nanoTime();
         List<CompletableFuture<Long>> writable = ledger.writableAgain(led, recoveredAt);
         long slowest = 0;

@@ -45,7 +45,7 @@ class ProducerIdAllocationClusterTest {
       cluster.stop(host);
       BrokerNode other = cluster.broker(1);
       BrokerCluster.await(Duration.ofSeconds(40), "the singleton answering on another broker", () ->
-          cluster.get(other, "/v1/streams").status() == 200);
+          cluster.get(other, "/v1/replication-status").status() == 200);
       assertEquals(2000, producerId(cluster.broker(2)), "the new singleton allocates above every earlier block");
       assertEquals(1001, producerId(cluster.broker(1)), "broker 1 goes on with its block");
     }

@@ -71,8 +71,9 @@ class TableVersionClusterTest {
 
       cluster.stop(host);
       loseJournalEventsAfter(keptEvents); // before the new singleton recovers: it starts once the host is removed
+      // replication-status asks the singleton each time (the lists may answer from a view shared for a second).
       BrokerCluster.await(Duration.ofSeconds(40), "the singleton answering on another broker", () ->
-          cluster.get(other, "/v1/streams").status() == 200 && cluster.singletonHost() != host);
+          cluster.get(other, "/v1/replication-status").status() == 200 && cluster.singletonHost() != host);
 
       // Before it decides anything, the new singleton numbers its tables above what the brokers hold (else the
       // next decisions would reuse versions the brokers hold with other content, and be ignored).

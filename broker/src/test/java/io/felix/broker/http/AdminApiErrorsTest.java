@@ -1,6 +1,7 @@
 package io.felix.broker.http;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -107,6 +108,19 @@ class AdminApiErrorsTest {
     Reply deleted = cluster.delete(via, "/v1/streams/defaulted");
     assertEquals(204, deleted.status());
     assertEquals("", deleted.body());
+  }
+
+  /** The lists share the singleton's view for a second (felix.http.list-max-age), never one from before a change. */
+  @Test
+  void aListRightAfterACreateOrDeleteThroughTheSameBrokerShowsTheChange() {
+    assertFalse(cluster.get(via, "/v1/streams").body().contains("\"listed-at-once\""));
+    Reply created = cluster.post(via, "/v1/streams",
+        "{\"name\":\"listed-at-once\",\"shards\":1,\"replication_factor\":1}");
+    assertEquals(201, created.status(), created.body());
+    assertTrue(cluster.get(via, "/v1/streams").body().contains("\"listed-at-once\""),
+        "listed at once after its create");
+    assertEquals(204, cluster.delete(via, "/v1/streams/listed-at-once").status());
+    assertFalse(cluster.get(via, "/v1/streams").body().contains("\"listed-at-once\""), "gone at once after its delete");
   }
 
   @AfterAll

@@ -26,7 +26,12 @@ final class EpochIndex {
   /** The entries as persisted, or empty if there is no file; a malformed file reads as empty (it is rebuilt). */
   List<EpochStart> readPersisted() throws IOException {
     List<EpochStart> read = new ArrayList<>();
-    String text = file.read().orElse("");
+    String text;
+    try {
+      text = file.read().orElse("");
+    } catch (CorruptLogException damaged) {
+      return List.of();
+    }
     for (String line : text.split("\n")) {
       if (line.isBlank()) {
         continue;

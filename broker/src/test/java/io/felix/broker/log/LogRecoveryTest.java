@@ -110,7 +110,7 @@ class LogRecoveryTest {
     assertEquals(27, log.logEndOffset());
     assertEquals(27, log.durableOffset());
     // Served as durable, so recorded as durable before open returns, not only at the next roll or clean close.
-    assertEquals("27 0 1476", Files.readString(dir.resolve(ShardLog.RECOVERY_POINT))); // offset, segment, byte
+    assertEquals("27 0 1476", new CheckpointFile(dir, ShardLog.RECOVERY_POINT).read().orElseThrow()); // offset, segment, byte
     assertTrue(warnings().contains("fsynced the records in [0, 27) kept by recovery; recovery point now 27"),
         warnings());
     log.closeAsIfCrashed();
@@ -244,7 +244,7 @@ class LogRecoveryTest {
 
     try (ShardLog reopened = ShardLog.open(dir, oneBigSegment(), flusher)) {
       assertEquals(List.of(new EpochStart(1, 0), new EpochStart(4, 3)), reopened.epochStarts());
-      assertEquals("1 0\n4 3\n", Files.readString(dir.resolve(EpochIndex.FILE_NAME)));
+      assertEquals("1 0\n4 3\n", new CheckpointFile(dir, EpochIndex.FILE_NAME).read().orElseThrow());
     }
   }
 }

@@ -27,7 +27,7 @@ class ReplicaMetadataTest {
     metadata.write(new ReplicaState(INCARNATION, 7, false));
     assertEquals(Optional.of(new ReplicaState(INCARNATION, 7, false)), new ReplicaMetadata(dir).read());
     assertEquals("format=1\nincarnation=" + INCARNATION + "\npromised-epoch=7\nrecovering=false\n",
-        Files.readString(dir.resolve("replica.state")));
+        new CheckpointFile(dir, ReplicaMetadata.FILE).read().orElseThrow());
     assertFalse(Files.exists(dir.resolve("replica.state.tmp")), "the temp file was renamed");
   }
 

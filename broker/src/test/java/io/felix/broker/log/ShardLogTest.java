@@ -143,7 +143,7 @@ class ShardLogTest {
     assertEquals(new EpochEnd(4, 15), log.epochEndFor(4));
     assertEquals(new EpochEnd(4, 15), log.epochEndFor(9));
     assertEquals("1 0\n3 6\n4 12\n",
-        Files.readString(log.directory().resolve(EpochIndex.FILE_NAME), StandardCharsets.UTF_8));
+        new CheckpointFile(log.directory(), EpochIndex.FILE_NAME).read().orElseThrow());
 
     InvalidBatchException tooLarge = assertThrows(InvalidBatchException.class,
         () -> log.appendAsLeader(4, 1, 0, 0, payload(9, 1000)));
@@ -215,7 +215,7 @@ class ShardLogTest {
     assertEquals(List.of(new EpochStart(2, 0), new EpochStart(7, 30)), reopened.epochStarts());
     assertEquals(30, reopened.endOffsetForEpoch(2));
     // offset 45 ends the active segment (base 36, three 164-byte batches): "offset segment-base position"
-    assertEquals("45 36 492", Files.readString(reopened.directory().resolve(ShardLog.RECOVERY_POINT)));
+    assertEquals("45 36 492", new CheckpointFile(reopened.directory(), ShardLog.RECOVERY_POINT).read().orElseThrow());
     List<byte[]> after = new ArrayList<>();
     for (long o = 0; o < 45; o = reopened.read(o, 1).nextOffset()) {
       after.add(bytes(reopened.read(o, 1).batches()));

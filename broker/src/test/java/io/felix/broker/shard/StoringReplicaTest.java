@@ -63,8 +63,11 @@ class StoringReplicaTest extends ReplicaActorTest {
   void aPromiseThatCannotBeStoredIsNeverAnsweredAndStopsTheReplica() throws Exception {
     ActorRef<ShardReplica.Command> actor = replica.startFollower(following(1));
     assertEquals(1, replica.describe().promisedEpoch());
-    // The write goes through replica.state.tmp: a directory there (with a file in it) makes every write fail.
-    Path inTheWay = replica.log.directory().resolve(ReplicaMetadata.FILE + ".tmp").resolve("in-the-way");
+    // The write goes in place into replica.state: a directory there (with a file in it) makes every write fail.
+    Path state = replica.log.directory().resolve(ReplicaMetadata.FILE);
+    Path aside = state.resolveSibling("state-aside");
+    Files.move(state, aside);
+    Path inTheWay = state.resolve("in-the-way");
     Files.createDirectories(inTheWay);
     TestProbe<ReplicaStatus> fenced = kit.createTestProbe();
     TestProbe<Object> watcher = kit.createTestProbe();
@@ -73,7 +76,8 @@ class StoringReplicaTest extends ReplicaActorTest {
     watcher.expectTerminated(actor, ReplicaFixture.PATIENCE);
     fenced.expectNoMessage(Duration.ofMillis(200));
     Files.delete(inTheWay);
-    Files.delete(inTheWay.getParent()); // reading the state removes a temporary file, not a directory
+    Files.delete(state);
+    Files.move(aside, state);
     assertEquals(Optional.of(new ReplicaState(FRESH.incarnation(), 1, false)),
         new ReplicaMetadata(replica.log.directory()).read(), "the stored promise is still the one it acted on");
   }

@@ -46,6 +46,11 @@ final class EpochIndex {
     return read;
   }
 
+  /** Creates the file of a new log empty, so that its first epoch is written in place (the caller fsyncs the directory). */
+  void createEmptyFile() throws IOException {
+    file.createEmpty();
+  }
+
   /** Records an epoch seen in a batch at {@code baseOffset} (only a higher epoch adds an entry); not persisted. */
   synchronized boolean observe(long epoch, long baseOffset) {
     if (entries.isEmpty() || epoch > entries.get(entries.size() - 1).epoch()) {

@@ -44,15 +44,25 @@ final class LogRecovery {
     long started = System.nanoTime();
     RecoveryPoint recoveryPoint = readRecoveryPoint();
     List<SegmentName> names = listSegments();
-    if (names.isEmpty()) {
+    if (names.isEmpty() || neverWritten(names, recoveryPoint)) {
       if (recoveryPoint.offset() > 0) {
         throw corrupt("no segment files, but records up to " + recoveryPoint.offset()
             + " were durable (recovery point)");
       }
-      // A new log: its first segment's file is created by its first append.
-      opened.add(Segment.withoutFile(dir, 0, indexInterval));
+      // A new log. Its first segment's file and its epochs file are created now, without an fsync, and left closed:
+      // the first append (on a replica's thread, thousands at once in a new stream) then creates nothing, fsyncs the
+      // directory once and writes its epoch in place, instead of creating two files and fsyncing the directory twice.
+      List<EpochStart> persisted = readPersistedEpochs();
+      if (!names.isEmpty()) {
+        opened.add(Segment.neverWritten(dir, names.get(0), indexInterval));
+      } else if (persisted.isEmpty() && !Files.exists(dir.resolve(EpochIndex.FILE_NAME))) {
+        opened.add(Segment.createdClosed(dir, 0, indexInterval));
+        shardLog.epochs().createEmptyFile();
+      } else {
+        opened.add(Segment.withoutFile(dir, 0, indexInterval));
+      }
       shardLog.recovered(opened, 0, recoveryPoint);
-      rewriteEpochsIfStale(readPersistedEpochs());
+      rewriteEpochsIfStale(persisted);
       return;
     }
     EpochIndex epochs = shardLog.epochs();
@@ -239,6 +249,12 @@ final class LogRecovery {
     }
     known.forEach(e -> shardLog.epochs().observe(e.epoch(), e.startOffset()));
     return sealed;
+  }
+
+  /** A new log opened before and never written: one empty segment at offset 0, nothing durable above 0. */
+  private boolean neverWritten(List<SegmentName> names, RecoveryPoint recoveryPoint) throws IOException {
+    return names.size() == 1 && names.get(0).baseOffset() == 0 && recoveryPoint.offset() == 0
+        && Files.size(names.get(0).logFile(dir)) == 0;
   }
 
   private List<EpochStart> readPersistedEpochs() throws IOException {

@@ -39,6 +39,7 @@ final class Segment {
   private volatile FileChannel channel;
   /** False for the first segment of a new log until its first append creates the file. */
   private volatile boolean fileExists;
+  private volatile boolean entryDurable = true;
   /** Set once the log closed for good: no channel is opened again. */
   private volatile boolean closed;
   /** Null until built (see the class comment); then appended to by the owner under this object's monitor. */
@@ -74,6 +75,41 @@ final class Segment {
   static Segment withoutFile(Path dir, long baseOffset, int indexInterval) {
     Segment segment = new Segment(new SegmentName(baseOffset), dir, indexInterval, false);
     segment.index = new OffsetIndex(indexInterval);
+    return segment;
+  }
+
+  /**
+   * The first segment of a new, empty log, its file created now and left closed: the first append opens it like a
+   * file an idle close closed. Its directory entry is not durable yet ({@link #entryDurable}).
+   */
+  static Segment createdClosed(Path dir, long baseOffset, int indexInterval) throws IOException {
+    Segment segment = withoutFile(dir, baseOffset, indexInterval);
+    Files.createFile(segment.file);
+    segment.fileExists = true;
+    segment.entryDurable = false;
+    return segment;
+  }
+
+  /**
+   * Whether this segment's directory entry is known durable: false for a file created without a directory fsync
+   * ({@link #createdClosed}), until the first append fsyncs the directory and calls {@link #entryMadeDurable}.
+   */
+  boolean entryDurable() {
+    return entryDurable;
+  }
+
+  void entryMadeDurable() {
+    entryDurable = true;
+  }
+
+  /**
+   * The empty first segment of a log that an earlier open created ({@link #createdClosed}) and nothing appended to:
+   * its directory entry is not known durable either.
+   */
+  static Segment neverWritten(Path dir, SegmentName name, int indexInterval) {
+    Segment segment = new Segment(name, dir, indexInterval, true);
+    segment.index = new OffsetIndex(indexInterval);
+    segment.entryDurable = false;
     return segment;
   }
 

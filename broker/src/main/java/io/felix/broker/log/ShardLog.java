@@ -316,9 +316,12 @@ public final class ShardLog implements AutoCloseable {
       if (active.size() > 0 && active.size() + (long) bytes > rollBytes) {
         roll();
       }
-      if (!active.fileExists()) { // a new log's first append
+      if (!active.fileExists()) { // a new log's first append, its segment not created by the open
         active.createFile();
         CheckpointFile.forceDirectory(dir);
+      } else if (!active.entryDurable()) { // a new log's first append: the open created its files, unsynced
+        CheckpointFile.forceDirectory(dir);
+        active.entryMadeDurable();
       }
       if (epochs.observe(epoch, base)) {
         epochs.persist();

@@ -81,10 +81,14 @@ class IdleFileCloseTest {
   void aNewLogHoldsNoDescriptorUntilItsFirstAppend() throws Exception {
     ShardLog log = open("new");
     assertEquals(0, log.openFiles());
-    assertTrue(Files.notExists(tmp.resolve("new").resolve("00000000000000000000.log")), "created by the first append");
+    assertEquals(0, Files.size(tmp.resolve("new").resolve("00000000000000000000.log")), "created empty by the open");
+    log.close();
+    log = open("new"); // reopened before any append: still new, nothing to scan or hold
+    assertEquals(0, log.openFiles());
     appendAndStore(log, 1);
     assertEquals(1, log.openFiles());
     assertEquals(BATCH, Files.size(tmp.resolve("new").resolve("00000000000000000000.log")));
+    assertEquals(1024, Files.size(tmp.resolve("new").resolve(EpochIndex.FILE_NAME)), "its epoch written in place");
   }
 
   @Test
@@ -178,10 +182,10 @@ class IdleFileCloseTest {
   void theIdleCloseMovesTheRecoveryPointSoACrashLaterCostsNoRecovery() throws Exception {
     ShardLog log = open("a");
     appendAndStore(log, 8);
-    assertEquals("18 18 0", Files.readString(tmp.resolve("a").resolve(ShardLog.RECOVERY_POINT))); // at the roll
+    assertEquals("18 18 0", new CheckpointFile(tmp.resolve("a"), ShardLog.RECOVERY_POINT).read().orElseThrow()); // at the roll
     advance(IDLE);
     assertEquals(1, flusher.closeIdleFiles());
-    assertEquals("24 18 328", Files.readString(tmp.resolve("a").resolve(ShardLog.RECOVERY_POINT)));
+    assertEquals("24 18 328", new CheckpointFile(tmp.resolve("a"), ShardLog.RECOVERY_POINT).read().orElseThrow());
     log.closeAsIfCrashed();
     logs.remove(log);
 

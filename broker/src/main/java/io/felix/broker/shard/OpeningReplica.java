@@ -25,7 +25,8 @@ import org.apache.pekko.actor.typed.javadsl.StashBuffer;
  * keep serving.
  *
  * <p>The stash is as unbounded as the mailbox the messages would otherwise have waited in: nothing is dropped, and
- * the wait lasts one open. The directory answers for a replica in this behaviour itself ({@link ReplicaRole#STARTING}).
+ * the wait lasts one open. A client's produce is the exception: it is answered at once
+ * ({@link ShardReplica#refuseProduceWhileBusy}). The directory answers for a replica in this behaviour itself ({@link ReplicaRole#STARTING}).
  */
 final class OpeningReplica extends AbstractBehavior<ShardReplica.Command> {
 
@@ -72,6 +73,10 @@ final class OpeningReplica extends AbstractBehavior<ShardReplica.Command> {
   }
 
   private Behavior<ShardReplica.Command> onWhileOpening(ShardReplica.Command command) {
+    if (command instanceof ShardReplica.ClientProduce p) {
+      ShardReplica.refuseProduceWhileBusy(p, wiring.id(), wiring.registry());
+      return this;
+    }
     stash.stash(command);
     return this;
   }

@@ -16,7 +16,9 @@ import org.apache.pekko.actor.typed.javadsl.Receive;
  * A replica while a change of its {@code replica.state} (a promise, the end of its recovery) is written and fsynced
  * on Pekko's blocking-IO dispatcher: every message waits in the replica's stash, and once the state is stored the
  * replica goes on with what it was about to do (answer a fence, follow or lead at the promised epoch, vouch for the
- * log it recovered), then handles the waiting messages in the order they came. Nothing acts on the new state before
+ * log it recovered), then handles the waiting messages in the order they came. A client's produce does not wait: it
+ * is answered NOT_LEADER at once ({@link ShardReplica#refuseProduceWhileBusy}), since a replica storing its state is
+ * taking a role, ending a provisional lead, or being fenced, and takes no append before that is stored. Nothing acts on the new state before
  * it is durable: {@link ReplicaContext} takes it only when the write has completed.
  *
  * <p>Why off the actor's thread: a write is two fsyncs (the file and its directory), and a failover round or a new
@@ -84,6 +86,10 @@ final class StoringReplica extends AbstractBehavior<ShardReplica.Command> {
   public Receive<ShardReplica.Command> createReceive() {
     return newReceiveBuilder()
         .onMessage(StateStored.class, this::onStored)
+        .onMessage(ShardReplica.ClientProduce.class, p -> {
+          ShardReplica.refuseProduceWhileBusy(p, ctx.id, ctx.registry);
+          return this;
+        })
         .onMessage(ShardReplica.Command.class, command -> {
           ctx.wiring.stash().stash(command);
           return this;

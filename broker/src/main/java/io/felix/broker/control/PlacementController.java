@@ -553,9 +553,10 @@ public final class PlacementController
     return events.isEmpty() ? Effect().none() : persist(events);
   }
 
-  /** The shards that need a failover round (whose rounds, once started, go on while they do). */
+  /** The shards that need a failover round, and those whose round has not ended (see FailoverRounds#unfinished). */
   private Set<ShardId> failingOver(ControlState state) {
     Set<ShardId> failingOver = new HashSet<>(moves.handedToFailover(state));
+    failingOver.addAll(failovers.unfinished(state));
     for (ShardAssignment a : state.shards().values()) {
       if (liveness.needsFailover(a) || leaders.notServing(a)) {
         failingOver.add(a.id());

@@ -172,17 +172,32 @@ class FailoverRoundsTest {
   }
 
   @Test
-  void aShardNoLongerDueDropsItsRound() {
+  void aRoundThatFencedGoesOnWhenItsLeaderComesBackAndEndsWithALeaderAtItsEpoch() {
     rounds.progress(state, available, Set.of(SHARD));
+    assertEquals(2, probe.drain().size());
     rounds.answered(holding(SHARD, survivors.get(0), 1, 40), 2);
-    // The leader came back before a majority answered: the round is dropped, nothing is decided.
-    assertEquals(List.of(), rounds.progress(state, Set.of(0, 1, 2), Set.of()));
+    // The leader came back before a majority answered: the survivors promised epoch 2 and follow no leader below it,
+    // so the round goes on although the shard is no longer due.
+    Set<Integer> all = Set.of(0, 1, 2);
+    assertEquals(Set.of(SHARD), rounds.unfinished(state));
+    assertEquals(List.of(), rounds.progress(state, all, Set.of()));
     rounds.answered(holding(SHARD, survivors.get(1), 1, 45), 2);
-    assertEquals(List.of(), rounds.progress(state, Set.of(0, 1, 2), Set.of()));
+    clock.advance(1);
+    assertEquals(List.of(new LeaderPromoted(SHARD, survivors.get(1), 2, lost)), rounds.progress(state, all, Set.of()));
+    assertEquals(List.of(), probe.drain(), "nothing fenced again");
+  }
+
+  @Test
+  void aRoundIsDroppedOnceItsShardHasALeaderAtItsEpochOrAbove() {
+    rounds.progress(state, available, Set.of(SHARD));
+    ControlState promoted = PlacementDecisionsTest.replay(state,
+        List.of(new LeaderPromoted(SHARD, survivors.get(0), 2, lost)));
+    assertEquals(Set.of(), rounds.unfinished(promoted));
+    assertEquals(List.of(), rounds.progress(promoted, Set.of(0, 1, 2), Set.of()));
     probe.drain();
 
-    // Due again: a new round, with fences sent anew.
-    assertEquals(List.of(), rounds.progress(state, available, Set.of(SHARD)));
+    // Due again later: a new round above the new leader's epoch, with fences sent anew.
+    assertEquals(List.of(), rounds.progress(promoted, available, Set.of(SHARD)));
     assertEquals(2, probe.drain().size());
   }
 

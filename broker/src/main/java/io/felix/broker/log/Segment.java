@@ -39,6 +39,7 @@ final class Segment {
   private volatile FileChannel channel;
   /** False for the first segment of a new log until its first append creates the file. */
   private volatile boolean fileExists;
+  /** False for a file created without a directory fsync until the first append fsyncs the directory. */
   private volatile boolean entryDurable = true;
   /** Set once the log closed for good: no channel is opened again. */
   private volatile boolean closed;
@@ -83,11 +84,9 @@ final class Segment {
    * file an idle close closed. Its directory entry is not durable yet ({@link #entryDurable}).
    */
   static Segment createdClosed(Path dir, long baseOffset, int indexInterval) throws IOException {
-    Segment segment = withoutFile(dir, baseOffset, indexInterval);
-    Files.createFile(segment.file);
-    segment.fileExists = true;
-    segment.entryDurable = false;
-    return segment;
+    SegmentName name = new SegmentName(baseOffset);
+    Files.createFile(name.logFile(dir));
+    return neverWritten(dir, name, indexInterval);
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.felix.bench.kafka;
 
+import io.felix.broker.kafka.KafkaCodec;
 import io.felix.broker.kafka.RecordConversion;
 import io.felix.protocol.RecordLists;
 import io.felix.protocol.client.Record;
@@ -28,8 +29,11 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * What the Kafka listener pays to convert between Kafka's record batches (v2, uncompressed, as ProducerPerformance
  * sends them) and Felix's stored record lists, per batch: {@code produce} decodes a Kafka batch (CRC check included)
- * into the Felix record list the leader appends; {@code fetch} encodes a stored Felix batch as a Kafka batch (CRC
- * included). Divide the batch's bytes by the time per batch for MB/s, or invert for CPU-ms per MiB.
+ * into the Felix record list the leader appends, from the bytes as the listener holds them (a slice of what the
+ * socket read, turned into a buffer by {@link KafkaCodec#requestBuffer}); {@code produceFromReadOnlyBuffer} decodes
+ * the same bytes from Pekko's read-only view of them, as the listener did before 2026-12-07, when kafka-clients checks
+ * the CRC one byte at a time; {@code fetch} encodes a stored Felix batch as a Kafka batch (CRC included). Divide the
+ * batch's bytes by the time per batch for MB/s, or invert for CPU-ms per MiB.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -44,7 +48,8 @@ public class KafkaConversionBenchmark {
   @Param({"100", "1024"})
   public int recordBytes;
 
-  private MemoryRecords kafkaBatch;
+  /** The Kafka batch inside a larger read, as the listener's frame decoder slices a request out of one. */
+  private org.apache.pekko.util.ByteString kafkaFrame;
   private List<RecordBatch> felixBatches;
 
   @Setup
@@ -59,7 +64,10 @@ public class KafkaConversionBenchmark {
       records[i] = new SimpleRecord(now, null, value);
       felix.add(Record.newBuilder().setTimestampMs(now).setValue(ByteString.copyFrom(value)).build());
     }
-    kafkaBatch = MemoryRecords.withIdempotentRecords(Compression.NONE, 7L, (short) 0, 0, records);
+    ByteBuffer batch = MemoryRecords.withIdempotentRecords(Compression.NONE, 7L, (short) 0, 0, records).buffer();
+    byte[] read = new byte[batch.remaining() + 8];
+    batch.get(read, 4, batch.remaining());
+    kafkaFrame = org.apache.pekko.util.ByteString.fromArrayUnsafe(read).slice(4, read.length - 4);
     ByteString list = RecordLists.encode(felix);
     felixBatches = List.of(RecordBatch.newBuilder().setBaseOffset(1000).setRecordCount(recordsPerBatch)
         .setLeaderEpoch(3).setRecords(list).build());
@@ -67,8 +75,12 @@ public class KafkaConversionBenchmark {
 
   @Benchmark
   public Object produce() throws Exception {
-    ByteBuffer copy = kafkaBatch.buffer().duplicate();
-    return RecordConversion.fromKafka(MemoryRecords.readableRecords(copy));
+    return RecordConversion.fromKafka(MemoryRecords.readableRecords(KafkaCodec.requestBuffer(kafkaFrame)));
+  }
+
+  @Benchmark
+  public Object produceFromReadOnlyBuffer() throws Exception {
+    return RecordConversion.fromKafka(MemoryRecords.readableRecords(kafkaFrame.asByteBuffer()));
   }
 
   @Benchmark

@@ -60,7 +60,7 @@ final class KafkaSession {
   }
 
   CompletionStage<Outcome> handle(ByteString body) {
-    ByteBuffer buffer = body.asByteBuffer();
+    ByteBuffer buffer = KafkaCodec.requestBuffer(body);
     if (buffer.remaining() < 8) {
       log.info("closing a Kafka connection from {}: a {}-byte frame is too short for a request header", remote,
           buffer.remaining());

@@ -5,6 +5,7 @@ import io.felix.broker.assignment.ShardAssignment;
 import io.felix.broker.assignment.ShardId;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -57,6 +58,9 @@ final class BrokerLiveness {
   private final Map<Integer, UniqueAddress> incarnations = new HashMap<>();
   /** Shards whose leader restarted, with the epoch it led at: they fail over until a newer epoch is decided. */
   private final Map<ShardId, Long> leaderRestarted = new HashMap<>();
+  /** The state {@link #leaderless} was found in, and what it found. */
+  private ControlState leaderlessOf;
+  private List<ShardAssignment> leaderless = List.of();
   /** The latest report of each broker: the peers its replication connections suspect lost. */
   private final Map<Integer, Set<Integer>> suspicions = new HashMap<>();
   /** Brokers lost because a majority suspects them (logged once when they became so). */
@@ -164,6 +168,34 @@ final class BrokerLiveness {
   /** Brokers that are members, up and reachable, as of the last snapshot. */
   Set<Integer> available() {
     return Collections.unmodifiableSortedSet(available);
+  }
+
+  /**
+   * The shards of {@code state} that may {@link #needsFailover need a failover round}: the leaderless ones, those
+   * whose leader restarted, and, while a broker is lost, every shard (its leader may be the lost one). The singleton
+   * checks these every progress interval: on an idle cluster that is the leaderless shards alone, not all of them.
+   */
+  Collection<ShardAssignment> failoverCandidates(ControlState state) {
+    if (!lostSince.isEmpty()) {
+      return state.shards().values();
+    }
+    List<ShardAssignment> candidates = new ArrayList<>(leaderless(state));
+    for (ShardId id : leaderRestarted.keySet()) {
+      ShardAssignment a = state.shards().get(id);
+      if (a != null && a.leader() != ShardAssignment.NO_LEADER) {
+        candidates.add(a);
+      }
+    }
+    return candidates;
+  }
+
+  /** The leaderless shards of {@code state}, found once per state (an immutable fold of the events). */
+  private List<ShardAssignment> leaderless(ControlState state) {
+    if (state != leaderlessOf) {
+      leaderless = state.shards().values().stream().filter(a -> a.leader() == ShardAssignment.NO_LEADER).toList();
+      leaderlessOf = state;
+    }
+    return leaderless;
   }
 
   /**

@@ -6,6 +6,7 @@ import io.felix.broker.shard.NotServingReason;
 import io.felix.broker.shard.ReplicaRole;
 import io.felix.broker.shard.ReplicaStatus;
 import java.time.Clock;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.TreeMap;
@@ -138,6 +139,11 @@ final class LeaderCheck {
           shard, brokerId, epoch, reason);
     }
     return true;
+  }
+
+  /** The shards that may be {@link #notServing}: those with a suspect (all others are not). */
+  Set<ShardId> suspected() {
+    return Collections.unmodifiableSet(suspects.keySet());
   }
 
   /** Whether the shard's assigned leader was seen twice not leading at its current epoch, or said so itself. */

@@ -50,6 +50,10 @@ public final class PlacementDecisions {
   }
 
   private final ControlSettings settings;
+  /** The last pass's plan and what it was planned from (see {@link #planOf}). */
+  private Plan lastPlan;
+  private ControlState lastPlanState;
+  private Set<Integer> lastPlanAvailable = Set.of();
 
   public PlacementDecisions(ControlSettings settings) {
     this.settings = settings;
@@ -275,12 +279,7 @@ public final class PlacementDecisions {
    *     fence a broker that is not serving, and hold the shard until the move gives up)
    */
   public Pass pass(ControlState state, Set<Integer> available, Set<ShardId> failingOver, long nowMillis) {
-    Plan plan;
-    try {
-      plan = Planner.plan(PlacementSnapshots.of(state, available, settings));
-    } catch (InvalidLayoutException e) {
-      throw new IllegalStateException("the placement state is not a valid layout: " + e.getMessage(), e);
-    }
+    Plan plan = planOf(state, available);
     List<PlacementEvent> events = new ArrayList<>();
     List<ShardPlaced> placed = new ArrayList<>();
     long moveId = state.nextMoveId();
@@ -296,6 +295,29 @@ public final class PlacementDecisions {
       events.add(0, new ShardsPlaced(placed));
     }
     return new Pass(events, plan);
+  }
+
+  /**
+   * The planner's plan for the state and the available brokers. The planner is a pure function of them, so the
+   * plan of the last pass is reused while both are the same (the state is an immutable fold of the events): an idle
+   * cluster's singleton planned every replica again each placement interval for nothing (with 10,000 shards, a
+   * fifth of its host's idle CPU). Which of its moves may start still depends on the shards failing over, so that is
+   * decided again on every pass.
+   */
+  private Plan planOf(ControlState state, Set<Integer> available) {
+    if (state == lastPlanState && available.equals(lastPlanAvailable)) {
+      return lastPlan;
+    }
+    Plan plan;
+    try {
+      plan = Planner.plan(PlacementSnapshots.of(state, available, settings));
+    } catch (InvalidLayoutException e) {
+      throw new IllegalStateException("the placement state is not a valid layout: " + e.getMessage(), e);
+    }
+    lastPlan = plan;
+    lastPlanState = state;
+    lastPlanAvailable = Set.copyOf(available);
+    return plan;
   }
 
   /** The plan's placements of the stream's shards numbered {@code from} and up (the new ones). */

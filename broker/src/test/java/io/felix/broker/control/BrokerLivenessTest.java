@@ -6,12 +6,16 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.felix.broker.assignment.ShardAssignment;
+import io.felix.broker.assignment.ShardId;
 import io.felix.broker.control.BrokerLiveness.BrokerMember;
 import io.felix.broker.control.BrokerLiveness.FailoverDone;
 import io.felix.broker.control.PlacementEvent.LeaderPromoted;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import org.apache.pekko.actor.Address;
 import org.apache.pekko.cluster.MemberStatus;
 import org.apache.pekko.cluster.UniqueAddress;
@@ -155,6 +159,42 @@ class BrokerLivenessTest {
     liveness.refresh(state, List.of(up(0, 1), new BrokerMember(1, MemberStatus.weaklyUp(), true, incarnation(1, 1)),
         new BrokerMember(2, MemberStatus.leaving(), true, incarnation(2, 1))));
     assertEquals(Set.of(0, 1), liveness.available());
+  }
+
+  @Test
+  void theFailoverCandidatesAreTheLeaderlessShardsAndThoseOfARestartedLeaderOrEveryShardWhileABrokerIsLost() {
+    ShardAssignment leaderless = ledBy(1);
+    Map<ShardId, ShardAssignment> shards = new TreeMap<>(state.shards());
+    shards.put(leaderless.id(), new ShardAssignment(leaderless.id(), leaderless.replicas(), leaderless.learners(),
+        ShardAssignment.NO_LEADER, leaderless.leaderEpoch(), leaderless.incarnation()));
+    ControlState withLeaderless = new ControlState(state.brokers(), state.streams(), shards, state.moves(),
+        state.recentMoves(), state.paused(), state.tableVersion() + 1, state.nextMoveId(), state.nextProducerId());
+
+    liveness.refresh(withLeaderless, List.of(up(0, 1), up(1, 1), up(2, 1)));
+    assertEquals(Set.of(leaderless.id()), candidateIds(withLeaderless), "idle: the leaderless shard only");
+
+    clock.advance(500);
+    liveness.refresh(withLeaderless, List.of(up(0, 2), up(1, 1), up(2, 1)));
+    ShardAssignment restarted = withLeaderless.shards().get(ledBy(0).id());
+    assertEquals(Set.of(leaderless.id(), restarted.id()), candidateIds(withLeaderless));
+
+    liveness.refresh(withLeaderless, List.of(up(0, 2), up(1, 1), unreachable(2, 1)));
+    assertEquals(withLeaderless.shards().keySet(), candidateIds(withLeaderless), "a broker lost: every shard");
+
+    // Whatever the scenario, no shard needing a failover round is left out of the candidates.
+    clock.advance(FAILOVER_TIMEOUT);
+    liveness.refresh(withLeaderless, List.of(up(0, 2), up(1, 1), unreachable(2, 1)));
+    for (ShardAssignment a : withLeaderless.shards().values()) {
+      assertTrue(!liveness.needsFailover(a) || candidateIds(withLeaderless).contains(a.id()), a.id().toString());
+    }
+    assertEquals(3, withLeaderless.shards().values().stream().filter(liveness::needsFailover).count(),
+        "leaderless, restarted leader, lost leader");
+  }
+
+  private Set<ShardId> candidateIds(ControlState s) {
+    Set<ShardId> ids = new HashSet<>();
+    liveness.failoverCandidates(s).forEach(a -> ids.add(a.id()));
+    return ids;
   }
 
   private ShardAssignment ledBy(int broker) {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.felix.broker.BrokerCluster;
 import io.felix.broker.node.BrokerNode;
+import io.felix.broker.shard.ReplicaRole;
 import io.felix.client.FelixClient;
 import io.felix.client.GroupConsumer;
 import io.felix.client.GroupConsumerOptions;
@@ -277,8 +278,22 @@ class ConsumerGroupClusterTest {
         });
         first.close();
       }
-      int coordinatorId = cluster.get(via, "/v1/streams/" + OffsetsStore.STREAM).json().get("shard_assignments")
-          .get(OffsetsStore.shardOf("readers", 3)).get("leader").asInt();
+      // The offsets store was just created: its coordinator is known once every shard's assigned leader leads. A
+      // broker that applies the new table late (seen under CI load: 1.45 s) answers the leader check that it does
+      // not lead, and the shards fail over, which moved the coordinator under this test.
+      int[] coordinatorOf = new int[1];
+      BrokerCluster.await(Duration.ofSeconds(20), "every shard of the offsets store is led", () -> {
+        JsonNode shards = cluster.get(via, "/v1/streams/" + OffsetsStore.STREAM).json().get("shard_assignments");
+        for (JsonNode shard : shards) {
+          if (!shard.path("replica_states").path(shard.get("leader").asText()).asText().equals(
+              ReplicaRole.LEADER.wireName())) {
+            return false;
+          }
+        }
+        coordinatorOf[0] = shards.get(OffsetsStore.shardOf("readers", 3)).get("leader").asInt();
+        return true;
+      });
+      int coordinatorId = coordinatorOf[0];
       BrokerNode coordinator = cluster.broker(coordinatorId);
       BrokerNode own = cluster.live().stream().filter(b -> b.id() != coordinatorId).findFirst().orElseThrow();
       BrokerCluster.await(Duration.ofSeconds(10), "no client is connected to the coordinator", () ->

@@ -14,6 +14,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -29,6 +30,7 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.RebalanceInProgressException;
 import org.junit.jupiter.api.Tag;
@@ -78,9 +80,21 @@ class KafkaConsumerGroupClusterTest {
       assertEquals(RECORDS, acked.values().stream().mapToInt(Map::size).sum(), "every record acknowledged");
       BrokerCluster.await(Duration.ofSeconds(60), "every record read", () -> total.get() >= RECORDS
           || failure.get() != null);
-      ConsumerGroupDescription group = admin.describeConsumerGroups(List.of("readers")).all().get().get("readers");
+      // The leaver's departure starts a rebalance; while it runs, DescribeGroups shows the members without
+      // assignments (as Kafka does), so the group is described until it is stable again.
+      ConsumerGroupDescription[] described = new ConsumerGroupDescription[1];
+      BrokerCluster.await(Duration.ofSeconds(30), "the group stable again after the leave", () -> {
+        try {
+          described[0] = admin.describeConsumerGroups(List.of("readers")).all().get().get("readers");
+        } catch (InterruptedException | ExecutionException e) {
+          throw new IllegalStateException("DescribeGroups failed", e);
+        }
+        return described[0].groupState() == GroupState.STABLE;
+      });
+      ConsumerGroupDescription group = described[0];
       assertEquals(2, group.members().size(), "two members remain: " + group);
-      assertEquals(6, group.members().stream().mapToInt(m -> m.assignment().topicPartitions().size()).sum());
+      assertEquals(6, group.members().stream().mapToInt(m -> m.assignment().topicPartitions().size()).sum(),
+          "the two members share the 6 partitions: " + group);
       stop.set(true);
       for (Thread t : members) {
         t.join(30_000);

@@ -10,6 +10,7 @@ import io.felix.placement.Planner;
 import io.felix.placement.Step;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -87,7 +88,7 @@ final class FailoverRounds {
    * @return the events the answers so far justify, in the order of the shards
    */
   List<PlacementEvent> progress(ControlState state, Set<Integer> available, Set<ShardId> due) {
-    due = new java.util.HashSet<>(due);
+    due = new HashSet<>(due);
     due.addAll(unfinished(state));
     rounds.keySet().retainAll(due);
     promised.keySet().retainAll(due);
@@ -138,7 +139,7 @@ final class FailoverRounds {
    * were dropped). The leader that came back is fenced with the others and may be chosen again.
    */
   Set<ShardId> unfinished(ControlState state) {
-    Set<ShardId> unfinished = new java.util.HashSet<>();
+    Set<ShardId> unfinished = new HashSet<>();
     rounds.forEach((id, round) -> {
       ShardAssignment a = state.shards().get(id);
       if (a != null && a.leaderEpoch() < round.epoch()) {

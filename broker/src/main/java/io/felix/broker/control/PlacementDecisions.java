@@ -301,8 +301,8 @@ public final class PlacementDecisions {
    * The planner's plan for the state and the available brokers. The planner is a pure function of them, so the
    * plan of the last pass is reused while both are the same (the state is an immutable fold of the events): an idle
    * cluster's singleton planned every replica again each placement interval for nothing (with 10,000 shards, 19% of
-   * the Java time sampled on its host, 2026-12-07). Which of its moves may start still depends on the shards failing over, so that is
-   * decided again on every pass.
+   * the Java time sampled on its host, 2026-12-07). Which of its moves may start still depends on the shards failing
+   * over, so that is decided again on every pass.
    */
   private Plan planOf(ControlState state, Set<Integer> available) {
     if (state == lastPlanState && available.equals(lastPlanAvailable)) {

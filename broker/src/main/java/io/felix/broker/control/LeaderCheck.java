@@ -20,9 +20,11 @@ import org.slf4j.Logger;
  * its actor was respawned), and then nothing else would ever change the shard's leadership. So the singleton asks
  * every reachable leader of a shard without a move in flight, once per {@code check-interval}, and a leader that
  * answers twice in a row, at least a check interval apart and for the same assignment, that it does not lead
- * sends the shard through a failover round (fence a majority, promote). Two answers, not one, because a leader
- * that was just appointed may answer before it has applied the table that appoints it. A replica that has applied
- * the table and refuses to lead says so itself ({@link #reported}): that report is believed at once.
+ * sends the shard through a failover round (fence a majority, promote). An answer counts only once its broker has
+ * applied the table that appoints the leader: each answer carries the version of the broker's table, and a broker
+ * that lags behind (under load a table can take seconds to apply) answers about an assignment it has not seen yet.
+ * Two answers, not one, because a replica may still be taking up the appointment it has just applied. A replica that
+ * has applied the table and refuses to lead says so itself ({@link #reported}): that report is believed at once.
  *
  * <p>Transitions per shard: no answer → (answer: leads) → serving; (answer: does not lead) → suspect;
  * suspect → (another such answer, an interval later) → not serving, needs failover; any state → (report of the
@@ -33,6 +35,12 @@ final class LeaderCheck {
   /** The first answer of the assigned leader at this epoch saying it does not lead, and when it came. */
   private record Suspect(int leader, long epoch, long sinceMillis, boolean confirmed) {}
 
+  /**
+   * A shard's assignment as asked about, and the table version from which this check has seen it: the table that
+   * appointed its leader is that one or an older one, so a broker holding at least this version has seen it.
+   */
+  private record Asked(ShardAssignment assignment, long seenSinceVersion) {}
+
   private final Clock clock;
   private final long intervalMillis;
   private final ReplicaProbe probe;
@@ -41,7 +49,7 @@ final class LeaderCheck {
   private final Map<Integer, Long> askedAt = new HashMap<>();
   /** Shards found not serving since the last summary line, by the broker assigned to lead them. */
   private final Map<Integer, Integer> confirmedByBroker = new TreeMap<>();
-  private final Map<ShardId, ShardAssignment> asked = new HashMap<>();
+  private final Map<ShardId, Asked> asked = new HashMap<>();
   private final Map<ShardId, Suspect> suspects = new HashMap<>();
 
   LeaderCheck(ProbeContext context) {
@@ -75,7 +83,10 @@ final class LeaderCheck {
         continue;
       }
       if (probe.describe(a.leader(), a.id())) {
-        asked.put(a.id(), a);
+        Asked before = asked.get(a.id());
+        boolean sameAppointment = before != null && before.assignment().leader() == a.leader()
+            && before.assignment().leaderEpoch() == a.leaderEpoch();
+        asked.put(a.id(), new Asked(a, sameAppointment ? before.seenSinceVersion() : state.tableVersion()));
       } else {
         unknown.add(a.leader());
       }
@@ -94,18 +105,25 @@ final class LeaderCheck {
     askedAt.clear();
   }
 
-  /** A describe's answer ({@code fenceEpoch} 0); answers of other replicas, or to fences, say nothing here. */
-  void answered(ReplicaStatus status, long fenceEpoch) {
-    ShardAssignment a = asked.get(status.id());
-    if (fenceEpoch != 0 || a == null || status.brokerId() != a.leader()) {
+  /**
+   * A describe's answer ({@code fenceEpoch} 0) from a broker holding table {@code tableVersion}; answers of other
+   * replicas, or to fences, say nothing here.
+   */
+  void answered(ReplicaStatus status, long fenceEpoch, long tableVersion) {
+    Asked question = asked.get(status.id());
+    if (fenceEpoch != 0 || question == null || status.brokerId() != question.assignment().leader()) {
       return;
     }
+    ShardAssignment a = question.assignment();
     if (status.role() == ReplicaRole.LEADER) {
       suspects.remove(a.id());
       return;
     }
     if (status.role() == ReplicaRole.STARTING) {
       return; // still opening its log: it has not had the time to lead, and is not failing
+    }
+    if (tableVersion < question.seenSinceVersion()) {
+      return; // its broker has not applied the appointment yet: it cannot lead what it has not been told to
     }
     long now = clock.millis();
     Suspect suspect = suspects.get(a.id());

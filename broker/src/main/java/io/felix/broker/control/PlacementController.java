@@ -403,7 +403,7 @@ public final class PlacementController
       long fenceEpoch = fenceEpochs.getOrDefault(status.id(), 0L);
       failovers.answered(status, fenceEpoch);
       moves.answered(status, fenceEpoch);
-      leaders.answered(status, fenceEpoch);
+      leaders.answered(status, fenceEpoch, answered.answer().tableVersion());
     }
     return progressSoon(); // answers may complete failover rounds or move steps: no need to wait a tick
   }

@@ -154,9 +154,9 @@ final class ControlMessageMapping {
                 p.getShardsList().stream().map(ShardRefs::toId).toList(), p.getTimeoutMillis(), ref(p.getReplyTo()))),
         bind("RSS", ReplicaStatuses.class,
             m -> ReplicaStatusesMsg.newBuilder().setRequestId(m.requestId()).setBrokerId(m.brokerId())
-                .addAllStatuses(m.statuses().stream().map(ControlMessageMapping::status).toList()).build(),
+                .setTableVersion(m.tableVersion()).addAllStatuses(m.statuses().stream().map(ControlMessageMapping::status).toList()).build(),
             ReplicaStatusesMsg.parser(),
-            p -> new ReplicaStatuses(p.getRequestId(), p.getBrokerId(),
+            p -> new ReplicaStatuses(p.getRequestId(), p.getBrokerId(), p.getTableVersion(),
                 p.getStatusesList().stream().map(ControlMessageMapping::status).toList())),
         bind("DG", ReplicaDirectory.DigestReplica.class,
             m -> DigestReplicaMsg.newBuilder().setShard(ShardRefs.toRef(m.id())).setBelow(m.below())

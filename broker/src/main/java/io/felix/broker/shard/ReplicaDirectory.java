@@ -428,8 +428,8 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
   private void collect(long requestId, Map<ShardId, ActorRef<ShardReplica.Command>> asked,
       java.util.function.BiFunction<ShardId, ActorRef<ReplicaStatus>, ShardReplica.Command> question,
       List<ReplicaStatus> known, long timeoutMillis, ActorRef<ReplicaStatuses> replyTo) {
-    getContext().spawnAnonymous(StatusCollector.create(requestId, brokerId, asked, question, known,
-        Duration.ofMillis(Math.max(1, timeoutMillis)), replyTo));
+    getContext().spawnAnonymous(StatusCollector.create(requestId, brokerId, registry.table().version(), asked,
+        question, known, Duration.ofMillis(Math.max(1, timeoutMillis)), replyTo));
   }
 
   private Behavior<Command> onDigest(DigestReplica digest) {

@@ -9,8 +9,11 @@ import java.util.List;
  * {@code statuses} did not answer in time (its replica is busy); it says nothing about the replica.
  *
  * @param requestId the request's id, so the asker can tell which question this answers
+ * @param tableVersion the version of the assignment table the broker had applied when asked (0 before its first):
+ *     a replica it does not host, or that follows, may only not have been appointed there yet
  */
-public record ReplicaStatuses(long requestId, int brokerId, List<ReplicaStatus> statuses) implements ControlMessage {
+public record ReplicaStatuses(long requestId, int brokerId, long tableVersion, List<ReplicaStatus> statuses)
+    implements ControlMessage {
   public ReplicaStatuses {
     statuses = List.copyOf(statuses);
   }

@@ -30,6 +30,8 @@ class LeaderCheckTest {
   private final ControlState state = FailoverRoundsTest.oneShardOnThreeBrokers();
   private final ShardAssignment shard = state.shards().get(SHARD);
   private final Set<Integer> everyone = Set.of(0, 1, 2);
+  /** The table version the answering broker holds: by default the one of {@code state}. */
+  private long applied = state.tableVersion();
 
   private ReplicaStatus leaderAnswers(ReplicaRole role) {
     return new ReplicaStatus(SHARD, shard.leader(), true, role, 1, 10, 10, false, false, 1);
@@ -55,24 +57,24 @@ class LeaderCheckTest {
   @Test
   void aLeaderStillOpeningItsLogIsStartingNotFailing() {
     check.ask(state, everyone);
-    check.answered(leaderAnswers(ReplicaRole.STARTING), 0);
+    check.answered(leaderAnswers(ReplicaRole.STARTING), 0, applied);
     clock.advance(INTERVAL);
     check.ask(state, everyone);
-    check.answered(leaderAnswers(ReplicaRole.STARTING), 0);
+    check.answered(leaderAnswers(ReplicaRole.STARTING), 0, applied);
     assertFalse(check.notServing(shard), "a replica that has not had the time to open is not failed over");
-    check.answered(leaderAnswers(ReplicaRole.LEADER), 0);
+    check.answered(leaderAnswers(ReplicaRole.LEADER), 0, applied);
     assertFalse(check.notServing(shard));
   }
 
   @Test
   void aLeaderThatTwiceAnswersItDoesNotLeadNeedsAFailover() {
     check.ask(state, everyone);
-    check.answered(leaderAnswers(ReplicaRole.FOLLOWER), 0);
+    check.answered(leaderAnswers(ReplicaRole.FOLLOWER), 0, applied);
     assertFalse(check.notServing(shard), "one answer may predate the table that appoints it");
 
     clock.advance(INTERVAL);
     check.ask(state, everyone);
-    check.answered(leaderAnswers(ReplicaRole.FOLLOWER), 0);
+    check.answered(leaderAnswers(ReplicaRole.FOLLOWER), 0, applied);
     assertTrue(check.notServing(shard));
 
     // A newer epoch (the failover it caused) makes the finding stale.
@@ -82,19 +84,43 @@ class LeaderCheckTest {
   }
 
   @Test
+  void answersFromABrokerThatHasNotAppliedTheAppointmentDoNotCount() {
+    ControlState later = state.apply(new PlacementEvent.TableVersionRaised(state.tableVersion() + 5));
+    check.ask(later, everyone);
+    applied = later.tableVersion() - 1;
+    ReplicaStatus notHosted = ReplicaStatus.notHosted(SHARD, shard.leader());
+    check.answered(notHosted, 0, applied);
+    clock.advance(INTERVAL);
+    check.ask(later, everyone);
+    check.answered(notHosted, 0, applied);
+    assertFalse(check.notServing(shard), "a broker whose table lags behind cannot host what it was not told of");
+
+    // The shard was first asked about at the later version, and stays so while its leader and epoch do not change.
+    applied = later.tableVersion();
+    ControlState evenLater = later.apply(new PlacementEvent.TableVersionRaised(later.tableVersion() + 5));
+    clock.advance(INTERVAL);
+    check.ask(evenLater, everyone);
+    check.answered(notHosted, 0, applied);
+    clock.advance(INTERVAL);
+    check.ask(evenLater, everyone);
+    check.answered(notHosted, 0, applied);
+    assertTrue(check.notServing(shard), "once the broker holds the appointment, two such answers fail it over");
+  }
+
+  @Test
   void aLeaderThatLeadsClearsTheSuspicionAndAnswersToFencesOrFromFollowersDoNotCount() {
     check.ask(state, everyone);
-    check.answered(leaderAnswers(ReplicaRole.FOLLOWER), 0);
+    check.answered(leaderAnswers(ReplicaRole.FOLLOWER), 0, applied);
     clock.advance(INTERVAL);
-    check.answered(leaderAnswers(ReplicaRole.LEADER), 0);
+    check.answered(leaderAnswers(ReplicaRole.LEADER), 0, applied);
     clock.advance(INTERVAL);
-    check.answered(leaderAnswers(ReplicaRole.FOLLOWER), 0);
+    check.answered(leaderAnswers(ReplicaRole.FOLLOWER), 0, applied);
     assertFalse(check.notServing(shard), "the suspicion starts again after the leader led");
 
     int follower = shard.replicas().stream().filter(b -> b != shard.leader()).findFirst().orElseThrow();
-    check.answered(new ReplicaStatus(SHARD, follower, true, ReplicaRole.FOLLOWER, 1, 10, 10, false, false, 1), 0);
+    check.answered(new ReplicaStatus(SHARD, follower, true, ReplicaRole.FOLLOWER, 1, 10, 10, false, false, 1), 0, applied);
     clock.advance(INTERVAL);
-    check.answered(leaderAnswers(ReplicaRole.FENCED), 2);
+    check.answered(leaderAnswers(ReplicaRole.FENCED), 2, applied);
     assertFalse(check.notServing(shard));
   }
 
@@ -108,7 +134,7 @@ class LeaderCheckTest {
     assertTrue(check.reported(state, SHARD, shard.leader(), shard.leaderEpoch(), NotServingReason.FENCED_ABOVE_EPOCH));
     assertTrue(check.notServing(shard));
     check.ask(state, everyone);
-    check.answered(leaderAnswers(ReplicaRole.LEADER), 0);
+    check.answered(leaderAnswers(ReplicaRole.LEADER), 0, applied);
     assertFalse(check.notServing(shard));
   }
 

@@ -72,9 +72,15 @@ public record BrokerJvm(Path java, Code code, String heap, List<String> options)
     return command(config, List.of());
   }
 
-  /** The command of local broker {@code broker}: its process carries {@code -Dfelix.local.broker=N}. */
+  /**
+   * The command of local broker {@code broker}: its process carries {@code -Dfelix.local.broker=N} and logs its
+   * garbage collections to {@code gc.log} beside its config (as Kafka's scripts do to {@code kafkaServer-gc.log}):
+   * a pause there explains a broker that went silent for its peers. Four files of 10 MiB at most.
+   */
   public List<String> localCommand(Path config, int broker) {
-    return command(config, List.of("-D" + LOCAL_BROKER_PROPERTY + "=" + broker));
+    Path gcLog = config.toAbsolutePath().resolveSibling("gc.log");
+    return command(config, List.of("-Xlog:gc:file=" + gcLog + ":time,uptime:filecount=4,filesize=10m",
+        "-D" + LOCAL_BROKER_PROPERTY + "=" + broker));
   }
 
   private List<String> command(Path config, List<String> properties) {

@@ -25,6 +25,7 @@ class LaunchSettingsTest {
     assertEquals(OptionalInt.empty(), s.groupIdBase());
     Path config = home.resolve("data/local/broker1/broker.conf");
     assertEquals(List.of("/opt/jdk/bin/java", "-Xms131072k", "-Xmx512m", "-XX:+UseG1GC", "-XX:+ExitOnOutOfMemoryError",
+            "-Xlog:gc:file=" + config.resolveSibling("gc.log") + ":time,uptime:filecount=4,filesize=10m",
             "-Dfelix.local.broker=1", "-jar", home.resolve("broker/target/felix-broker.jar").toString(),
             config.toString()),
         s.brokerJvm().localCommand(config, 1));

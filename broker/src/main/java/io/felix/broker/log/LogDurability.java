@@ -73,6 +73,7 @@ final class LogDurability {
       long end = log.logEndOffset(); // batches below were written before this read, to the active segment or older
       if (end > durableOffset) {
         try {
+          log.makeEntriesDurable(); // a new segment file's directory entry, a new epoch: before the data counts
           log.activeSegment().force();
           flusher.countFsync();
           durableOffset = end;

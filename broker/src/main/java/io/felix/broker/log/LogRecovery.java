@@ -50,8 +50,8 @@ final class LogRecovery {
             + " were durable (recovery point)");
       }
       // A new log. Its first segment's file and its epochs file are created now, without an fsync, and left closed:
-      // the first append (on a replica's thread, thousands at once in a new stream) then creates nothing, fsyncs the
-      // directory once and writes its epoch in place, instead of creating two files and fsyncing the directory twice.
+      // the first append (thousands at once in a new stream) then creates nothing, and its flush round fsyncs the
+      // directory once and writes the epoch in place, instead of creating two files and fsyncing the directory twice.
       List<EpochStart> persisted = readPersistedEpochs();
       if (!names.isEmpty()) {
         opened.add(Segment.neverWritten(dir, names.get(0), indexInterval));

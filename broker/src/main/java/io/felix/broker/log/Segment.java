@@ -39,7 +39,7 @@ final class Segment {
   private volatile FileChannel channel;
   /** False for the first segment of a new log until its first append creates the file. */
   private volatile boolean fileExists;
-  /** False for a file created without a directory fsync until the first append fsyncs the directory. */
+  /** False for a file created without a directory fsync until the flush round of its first append fsyncs it. */
   private volatile boolean entryDurable = true;
   /** Set once the log closed for good: no channel is opened again. */
   private volatile boolean closed;
@@ -91,7 +91,8 @@ final class Segment {
 
   /**
    * Whether this segment's directory entry is known durable: false for a file created without a directory fsync
-   * ({@link #createdClosed}), until the first append fsyncs the directory and calls {@link #entryMadeDurable}.
+   * ({@link #createdClosed}), until the flush round of the first append fsyncs the directory and calls
+   * {@link #entryMadeDurable}.
    */
   boolean entryDurable() {
     return entryDurable;

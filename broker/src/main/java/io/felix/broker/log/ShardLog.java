@@ -14,6 +14,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
@@ -135,6 +136,13 @@ public final class ShardLog implements AutoCloseable {
   private volatile long logEndOffset;
   private volatile IOException failure;
   private volatile boolean closed;
+  /**
+   * An append created the active segment's file, or wrote first to one the open created: the directory is to be
+   * fsynced before that append counts as durable ({@link #makeEntriesDurable}).
+   */
+  private volatile boolean directoryEntryPending;
+  /** An append started a new epoch: the epoch file is to be written before that append counts as durable. */
+  private final AtomicBoolean epochsPending = new AtomicBoolean();
   /** Guarded by the flush lock. */
   private RecoveryPoint recoveryPoint = RecoveryPoint.NONE;
   /** The active segment rolls when the next batch would take it past this (the stream's segment_bytes). */
@@ -318,13 +326,12 @@ public final class ShardLog implements AutoCloseable {
       }
       if (!active.fileExists()) { // a new log's first append, its segment not created by the open
         active.createFile();
-        CheckpointFile.forceDirectory(dir);
+        directoryEntryPending = true;
       } else if (!active.entryDurable()) { // a new log's first append: the open created its files, unsynced
-        CheckpointFile.forceDirectory(dir);
-        active.entryMadeDurable();
+        directoryEntryPending = true;
       }
       if (epochs.observe(epoch, base)) {
-        epochs.persist();
+        epochsPending.set(true);
       }
       active.append(header, payload, base, next);
       logEndOffset = next; // publish to readers and to the flusher
@@ -337,10 +344,30 @@ public final class ShardLog implements AutoCloseable {
     durability.flushAfterAppend();
   }
 
+  /**
+   * Makes durable what appends left pending: the directory entry of a new segment file (one directory fsync) and a
+   * new epoch (the epoch file, written in place). Under the flush lock, before the appends it covers count as durable:
+   * the flush round calls it after reading the log end it will make durable, and the appends below that end set their
+   * flags before they published it. Done here rather than in the append, on the owner's thread, because a new
+   * stream's or a failover's first appends come thousands at once, and two fsyncs each held the replicas' dispatcher
+   * (measured 2026-12-07: a new 10,000-shard stream's first writes acknowledged after 58 s instead of 10-20 s).
+   */
+  void makeEntriesDurable() throws IOException {
+    if (directoryEntryPending) {
+      directoryEntryPending = false; // first: a file created after this is covered by this fsync or the next
+      CheckpointFile.forceDirectory(dir);
+      active.entryMadeDurable();
+    }
+    if (epochsPending.getAndSet(false)) {
+      epochs.persist();
+    }
+  }
+
   /** Seals the active segment (fsynced, so it lies below the recovery point) and starts a new one. */
   private void roll() throws IOException {
     synchronized (flushLock) {
       long end = logEndOffset;
+      makeEntriesDurable();
       active.force();
       active.writeIndexFile();
       durability.durableAt(end);
@@ -429,6 +456,7 @@ public final class ShardLog implements AutoCloseable {
         if (closed || failure != null || durability.durableOffset() < end || nowNanos - lastUsedNanos < idleNanos) {
           return false; // closed meanwhile, or an append waits for its fsync: closing now would strand it
         }
+        makeEntriesDurable(); // the flush rounds that made the appends durable did it: nothing is left, as a rule
         if (recoveryPointBehind(end)) {
           writeRecoveryPoint(recoveryPointAtEnd());
         }
@@ -763,6 +791,7 @@ public final class ShardLog implements AutoCloseable {
       try {
         if (failure == null) {
           long end = logEndOffset;
+          makeEntriesDurable();
           if (durability.durableOffset() < end) {
             active.force();
             durability.durableAt(end);

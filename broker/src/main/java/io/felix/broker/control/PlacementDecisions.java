@@ -50,10 +50,11 @@ public final class PlacementDecisions {
   }
 
   private final ControlSettings settings;
-  /** The last pass's plan and what it was planned from (see {@link #planOf}). */
-  private Plan lastPlan;
-  private ControlState lastPlanState;
-  private Set<Integer> lastPlanAvailable = Set.of();
+  /** A plan and what it was planned from. */
+  private record Planned(ControlState state, Set<Integer> available, Plan plan) {}
+
+  /** The last pass's plan (see {@link #planOf}); null before the first. */
+  private Planned last;
 
   public PlacementDecisions(ControlSettings settings) {
     this.settings = settings;
@@ -305,19 +306,15 @@ public final class PlacementDecisions {
    * over, so that is decided again on every pass.
    */
   private Plan planOf(ControlState state, Set<Integer> available) {
-    if (state == lastPlanState && available.equals(lastPlanAvailable)) {
-      return lastPlan;
+    if (last != null && last.state() == state && last.available().equals(available)) {
+      return last.plan();
     }
-    Plan plan;
     try {
-      plan = Planner.plan(PlacementSnapshots.of(state, available, settings));
+      last = new Planned(state, Set.copyOf(available), Planner.plan(PlacementSnapshots.of(state, available, settings)));
     } catch (InvalidLayoutException e) {
       throw new IllegalStateException("the placement state is not a valid layout: " + e.getMessage(), e);
     }
-    lastPlan = plan;
-    lastPlanState = state;
-    lastPlanAvailable = Set.copyOf(available);
-    return plan;
+    return last.plan();
   }
 
   /** The plan's placements of the stream's shards numbered {@code from} and up (the new ones). */

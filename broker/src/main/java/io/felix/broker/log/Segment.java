@@ -39,7 +39,7 @@ final class Segment {
   private volatile FileChannel channel;
   /** False for the first segment of a new log until its first append creates the file. */
   private volatile boolean fileExists;
-  /** False for a file created without a directory fsync until the flush round of its first append fsyncs it. */
+  /** False for a file created without a directory fsync, until the directory is fsynced ({@link #entryMadeDurable}). */
   private volatile boolean entryDurable = true;
   /** Set once the log closed for good: no channel is opened again. */
   private volatile boolean closed;
@@ -91,8 +91,8 @@ final class Segment {
 
   /**
    * Whether this segment's directory entry is known durable: false for a file created without a directory fsync
-   * ({@link #createdClosed}), until the flush round of the first append fsyncs the directory and calls
-   * {@link #entryMadeDurable}.
+   * ({@link #createdClosed}, {@link #createFile}), until the directory is fsynced and {@link #entryMadeDurable} called
+   * (for a log's first segment, by the flush round of its first append).
    */
   boolean entryDurable() {
     return entryDurable;
@@ -153,11 +153,15 @@ final class Segment {
     return fileExists;
   }
 
-  /** Creates this segment's file (the caller fsyncs the directory) and opens it. */
+  /**
+   * Creates this segment's file and opens it. Its directory entry is not durable until the caller fsyncs the
+   * directory and calls {@link #entryMadeDurable}.
+   */
   void createFile() throws IOException {
     channel = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
         StandardOpenOption.WRITE);
     fileExists = true;
+    entryDurable = false;
   }
 
   /** The open channel, opened now if it is closed. */

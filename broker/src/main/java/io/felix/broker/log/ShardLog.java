@@ -136,11 +136,6 @@ public final class ShardLog implements AutoCloseable {
   private volatile long logEndOffset;
   private volatile IOException failure;
   private volatile boolean closed;
-  /**
-   * An append created the active segment's file, or wrote first to one the open created: the directory is to be
-   * fsynced before that append counts as durable ({@link #makeEntriesDurable}).
-   */
-  private volatile boolean directoryEntryPending;
   /** An append started a new epoch: the epoch file is to be written before that append counts as durable. */
   private final AtomicBoolean epochsPending = new AtomicBoolean();
   /** Guarded by the flush lock. */
@@ -325,10 +320,7 @@ public final class ShardLog implements AutoCloseable {
         roll();
       }
       if (!active.fileExists()) { // a new log's first append, its segment not created by the open
-        active.createFile();
-        directoryEntryPending = true;
-      } else if (!active.entryDurable()) { // a new log's first append: the open created its files, unsynced
-        directoryEntryPending = true;
+        active.createFile(); // its directory entry is made durable by the flush round (makeEntriesDurable)
       }
       if (epochs.observe(epoch, base)) {
         epochsPending.set(true);
@@ -345,16 +337,17 @@ public final class ShardLog implements AutoCloseable {
   }
 
   /**
-   * Makes durable what appends left pending: the directory entry of a new segment file (one directory fsync) and a
-   * new epoch (the epoch file, written in place). Under the flush lock, before the appends it covers count as durable:
-   * the flush round calls it after reading the log end it will make durable, and the appends below that end set their
-   * flags before they published it. Done here rather than in the append, on the owner's thread, because a new
-   * stream's or a failover's first appends come thousands at once, and there their two fsyncs each held the replica
-   * dispatcher (one thread per core) and with it every other replica of the broker.
+   * Makes durable what appends left pending: the directory entry of the active segment's file, created without a
+   * directory fsync by the open or the first append (one directory fsync), and a new epoch (the epoch file, written
+   * in place). Under the flush lock, before the appends it covers count as durable: the flush round calls it after
+   * reading the log end it will make durable, and the appends below that end created the file and set the epoch
+   * flag before they published it; the active segment changes only under the flush lock. Done here rather than in
+   * the append, on the owner's thread, because a new stream's or a failover's first appends come thousands at once,
+   * and there their two fsyncs each held the replica dispatcher (one thread per core) and with it every other replica
+   * of the broker.
    */
   void makeEntriesDurable() throws IOException {
-    if (directoryEntryPending) {
-      directoryEntryPending = false; // first: a file created after this is covered by this fsync or the next
+    if (!active.entryDurable() && active.size() > 0) { // empty, it may go in a crash: it reads as a new log again
       CheckpointFile.forceDirectory(dir);
       active.entryMadeDurable();
     }
@@ -374,6 +367,7 @@ public final class ShardLog implements AutoCloseable {
       writeRecoveryPoint(new RecoveryPoint(end, end, 0));
       Segment next = Segment.create(dir, end, settings.indexIntervalBytes());
       CheckpointFile.forceDirectory(dir);
+      next.entryMadeDurable();
       segments.put(end, next);
       Segment sealed = active;
       active = next;
@@ -686,6 +680,7 @@ public final class ShardLog implements AutoCloseable {
       changeSegments(() -> {
         Segment next = Segment.create(dir, offset, settings.indexIntervalBytes());
         CheckpointFile.forceDirectory(dir);
+        next.entryMadeDurable();
         List<Segment> old = new ArrayList<>(segments.values());
         segments.put(offset, next);
         for (Segment s : old) {

@@ -6,8 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.felix.broker.TestBrokers;
 import io.felix.broker.assignment.AssignmentTable;
+import io.felix.broker.assignment.CacheConfig;
 import io.felix.broker.assignment.ShardAssignment;
 import io.felix.broker.assignment.ShardId;
+import io.felix.broker.assignment.StreamConfig;
 import io.felix.broker.config.BrokerSettings;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -65,6 +67,7 @@ class AssignmentTableChunksClusterTest {
       TestBrokers.await("the holder applied the whole table", Duration.ofSeconds(60),
           () -> applied.get().version() == 7);
       assertEquals(table, applied.get());
+      assertTrue(applied.get().streamConfig(String.format("%0128d", 0)).forCache(), "the cache is still a cache");
     }
   }
 
@@ -80,7 +83,10 @@ class AssignmentTableChunksClusterTest {
     assertTrue(assembly.add(chunk(v2.get(2))).isEmpty());
     assertTrue(assembly.add(chunk(v3.get(2))).isEmpty());
     assertTrue(assembly.add(chunk(v3.get(2))).isEmpty(), "a repeated part counts once");
-    assertEquals(table(3, 2, 2_000), assembly.add(chunk(v3.get(1))).orElseThrow());
+    AssignmentTable assembled = assembly.add(chunk(v3.get(1))).orElseThrow();
+    assertEquals(table(3, 2, 2_000), assembled);
+    assertEquals(new StreamConfig(3_600_000L, 1L << 30, 1L << 20), assembled.streamConfig(String.format("%0128d", 1)),
+        "a stream's own settings come through the parts");
     assertEquals(List.of(new AssignmentHolder.Publish(table(4, 1, 1_500))), TableChunks.publishing(table(4, 1, 1_500)));
   }
 
@@ -92,19 +98,28 @@ class AssignmentTableChunksClusterTest {
     return SerializationExtension.get(Adapter.toClassic(system)).serialize(message).get().length;
   }
 
-  /** {@code streams} streams of {@code shards} shards with 128-character names, replicas 0, 1, 2. */
+  /**
+   * {@code streams} streams of {@code shards} shards with 128-character names, replicas 0, 1, 2; the first is a
+   * cache, the second has its own retention and segment size.
+   */
   private static AssignmentTable table(long version, int streams, int shards) {
     Map<String, Integer> counts = new HashMap<>();
+    Map<String, StreamConfig> configs = new HashMap<>();
     TreeMap<ShardId, ShardAssignment> assignments = new TreeMap<>();
     for (int s = 0; s < streams; s++) {
       String name = String.format("%0128d", s);
       counts.put(name, shards);
+      if (s == 0) {
+        configs.put(name, new StreamConfig(null, null, null, new CacheConfig(60_000)));
+      } else if (s == 1) {
+        configs.put(name, new StreamConfig(3_600_000L, 1L << 30, 1L << 20));
+      }
       UUID incarnation = new UUID(s, version);
       for (int i = 0; i < shards; i++) {
         assignments.put(new ShardId(name, i), new ShardAssignment(new ShardId(name, i), List.of(0, 1, 2), List.of(),
             i % 3, 1, incarnation));
       }
     }
-    return new AssignmentTable(version, new TreeMap<>(), counts, assignments);
+    return new AssignmentTable(version, new TreeMap<>(), counts, assignments, configs);
   }
 }

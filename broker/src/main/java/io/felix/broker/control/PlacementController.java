@@ -19,6 +19,7 @@ import io.felix.broker.shard.ReplicaStatuses;
 import io.felix.broker.wire.ControlMessage;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -112,6 +113,9 @@ public final class PlacementController
       implements Command, ControlMessage {}
 
   public record GetView(ActorRef<ControlView> replyTo) implements Command, ControlMessage {}
+
+  /** The streams alone, for the admin API's list: small, where a {@link ControlView} carries every shard. */
+  public record GetStreams(ActorRef<StreamList> replyTo) implements Command, ControlMessage {}
 
   /** A broker's {@link ProducerIdIssuer} wants a new block of producer ids; answered once the allocation is stored. */
   public record AllocateProducerIds(int brokerId, ActorRef<ProducerIdBlock> replyTo)
@@ -298,6 +302,7 @@ public final class PlacementController
         .onCommand(StartMove.class, (s, c) -> reply(decisions.startMove(s, liveness.available(), c.stream(),
             c.shard(), c.to(), clock.millis()), c.replyTo(), null))
         .onCommand(GetView.class, this::onGetView)
+        .onCommand(GetStreams.class, this::onGetStreams)
         .onCommand(AllocateProducerIds.class, this::onAllocateProducerIds)
         .onCommand(ChangeSecurity.class, (s, c) -> reply(SecurityDecisions.decide(s.security(), c.change()),
             c.replyTo(), null))
@@ -394,6 +399,12 @@ public final class PlacementController
     get.replyTo().tell(new ControlView(state, new ArrayList<>(liveness.available()), lastPass,
         settings.strategy().wireName(), settings.maxConcurrentMoves(), settings.maxMovesPerBroker(),
         settings.placementInterval().toMillis()));
+    return Effect().none();
+  }
+
+  private Effect<PlacementEvent, ControlState> onGetStreams(ControlState state, GetStreams get) {
+    get.replyTo().tell(new StreamList(state.streams().values().stream()
+        .sorted(Comparator.comparing(ControlState.StreamRecord::name)).toList()));
     return Effect().none();
   }
 

@@ -55,9 +55,9 @@ final class AdminJson {
   }
 
   /** @param underReplicated per stream, its under-replicated shard numbers (none if missing) */
-  static ArrayNode streams(ControlState state, Map<String, List<Integer>> underReplicated) {
+  static ArrayNode streams(List<StreamRecord> streams, Map<String, List<Integer>> underReplicated) {
     ArrayNode out = JSON.arrayNode();
-    for (StreamRecord s : state.streams().values()) {
+    for (StreamRecord s : streams) {
       ArrayNode under = stream(out.addObject(), s).putArray("under_replicated_shards");
       underReplicated.getOrDefault(s.name(), List.of()).forEach(under::add);
     }

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.felix.broker.control.ControlReply;
 import io.felix.broker.control.ControlView;
 import io.felix.broker.control.PlacementController;
+import io.felix.broker.control.StreamList;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -61,6 +62,8 @@ final class AdminRequests extends AllDirectives {
   private final Duration timeout;
   /** The singleton's view as the lists share it ({@link #withSharedView}), keyed by {@link #commandsAnswered}. */
   private final SharedAnswer<ControlView> sharedView;
+  /** The singleton's streams as the stream list shares them ({@link #withSharedStreams}), keyed likewise. */
+  private final SharedAnswer<StreamList> sharedStreams;
   /** The commands this broker has had answered: a view asked before the last one may not show it. */
   private final AtomicLong commandsAnswered = new AtomicLong();
 
@@ -71,6 +74,7 @@ final class AdminRequests extends AllDirectives {
     this.singleton = singleton;
     this.timeout = timeout;
     this.sharedView = new SharedAnswer<>(listMaxAge, System::nanoTime);
+    this.sharedStreams = new SharedAnswer<>(listMaxAge, System::nanoTime);
   }
 
   /** How long a request waits for the singleton (felix.http.singleton-timeout), and for another broker's answer. */
@@ -92,7 +96,7 @@ final class AdminRequests extends AllDirectives {
 
   /** Hands the singleton's current view on; 503 when it does not answer in time. */
   Route withView(Function<ControlView, Route> handler) {
-    return withView(askView(), handler);
+    return withAnswer(askView(), handler);
   }
 
   /**
@@ -100,15 +104,24 @@ final class AdminRequests extends AllDirectives {
    * never one asked before a command this broker has answered since, so a client sees its own changes.
    */
   Route withSharedView(Function<ControlView, Route> handler) {
-    return withView(sharedView.get(commandsAnswered.get(), this::askView), handler);
+    return withAnswer(sharedView.get(commandsAnswered.get(), this::askView), handler);
   }
 
   private CompletionStage<ControlView> askView() {
     return AskPattern.ask(singleton, PlacementController.GetView::new, timeout, system.scheduler());
   }
 
-  private Route withView(CompletionStage<ControlView> view, Function<ControlView, Route> handler) {
-    return onComplete(view, result -> result.isSuccess() ? handler.apply(result.get())
+  /**
+   * Hands the singleton's streams on (without their shards, see {@link StreamList}), shared as
+   * {@link #withSharedView} shares the view; 503 when it does not answer in time.
+   */
+  Route withSharedStreams(Function<StreamList, Route> handler) {
+    return withAnswer(sharedStreams.get(commandsAnswered.get(),
+        () -> AskPattern.ask(singleton, PlacementController.GetStreams::new, timeout, system.scheduler())), handler);
+  }
+
+  private <T> Route withAnswer(CompletionStage<T> answer, Function<T, Route> handler) {
+    return onComplete(answer, result -> result.isSuccess() ? handler.apply(result.get())
         : unavailable(result.failed().get()));
   }
 

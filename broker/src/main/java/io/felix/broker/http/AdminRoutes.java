@@ -15,6 +15,7 @@ import io.felix.broker.control.ControlSettings;
 import io.felix.broker.control.ControlState.StreamRecord;
 import io.felix.broker.control.ControlView;
 import io.felix.broker.control.PlacementController;
+import io.felix.broker.control.StreamList;
 import io.felix.broker.http.AdminRequests.BadField;
 import io.felix.broker.metrics.BrokerMetrics;
 import io.felix.broker.metrics.MetricsRoute;
@@ -117,8 +118,7 @@ public final class AdminRoutes extends AllDirectives {
             path(PathMatchers.segment("brokers").slash(PathMatchers.segment()), id -> delete(() -> brokerId(id,
                 n -> requests.command(StatusCodes.NO_CONTENT, r -> new PlacementController.RemoveBroker(n, r))))),
             path("streams", () -> concat(
-                get(() -> withEveryStatus((view, statuses) -> requests.ok(AdminJson.streams(view.state(),
-                    UnderReplication.perStream(view.state().shards().values(), statuses))))),
+                get(this::listStreams),
                 post(() -> requests.body(this::createStream)))),
             path(PathMatchers.segment("streams").slash(PathMatchers.segment()).slash("replica-digests"),
                 name -> get(() -> replicaDigests(name))),
@@ -279,11 +279,31 @@ public final class AdminRoutes extends AllDirectives {
    * requests ({@link SharedAnswer}): the statuses as long as the assignment table is the same version.
    */
   private Route withEveryStatus(BiFunction<ControlView, Map<ShardId, Map<Integer, ReplicaStatus>>, Route> handler) {
-    return requests.withSharedView(view -> {
-      AssignmentTable table = view.state().table();
-      return onSuccess(everyStatus.get(table.version(), () -> shardStatuses.of(table, shard -> true))
-          .exceptionally(failure -> Map.of()), statuses -> handler.apply(view, statuses));
-    });
+    return requests.withSharedView(view -> onSuccess(everyStatusOf(view.state().table()),
+        statuses -> handler.apply(view, statuses)));
+  }
+
+  /**
+   * GET /v1/streams: the singleton's streams (a small answer, see {@link StreamList}) and, for their
+   * under-replicated shards, the status of every replica in this broker's own assignment table. The singleton's
+   * whole view would carry every shard across Artery for each list, and a list polled during a 10,000-shard
+   * creation waited behind it. A stream too new for this broker's table shows no under-replicated shard yet.
+   */
+  private Route listStreams() {
+    return requests.withSharedStreams(list -> onSuccess(localTable(), table -> onSuccess(everyStatusOf(table),
+        statuses -> requests.ok(AdminJson.streams(list.streams(),
+            UnderReplication.perStream(table.shards().values(), statuses))))));
+  }
+
+  /** This broker's assignment table (its holder answers at once: it is on this broker). */
+  private CompletionStage<AssignmentTable> localTable() {
+    return AskPattern.ask(holder, AssignmentHolder.GetTable::new, requests.timeout(), system.scheduler());
+  }
+
+  /** The status of every replica of {@code table}, shared between list requests while the table is the same. */
+  private CompletionStage<Map<ShardId, Map<Integer, ReplicaStatus>>> everyStatusOf(AssignmentTable table) {
+    return everyStatus.get(table.version(), () -> shardStatuses.of(table, shard -> true))
+        .exceptionally(failure -> Map.of());
   }
 
   private Route brokerId(String segment, Function<Integer, Route> handler) {

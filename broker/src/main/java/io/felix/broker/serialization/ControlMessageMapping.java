@@ -18,6 +18,7 @@ import io.felix.broker.control.ControlState.StreamRecord;
 import io.felix.broker.control.ControlView;
 import io.felix.broker.control.ProducerIdBlock;
 import io.felix.broker.control.PlacementController;
+import io.felix.broker.control.StreamList;
 import io.felix.broker.security.SecurityHolder;
 import io.felix.broker.log.LogDigest;
 import io.felix.broker.shard.ReplicaDigest;
@@ -49,6 +50,7 @@ import io.felix.protocol.control.DrainBrokerMsg;
 import io.felix.protocol.control.UndrainBrokerMsg;
 import io.felix.protocol.control.FenceShardMsg;
 import io.felix.protocol.control.GetTableMsg;
+import io.felix.protocol.control.GetStreamsMsg;
 import io.felix.protocol.control.GetViewMsg;
 import io.felix.protocol.control.LastPassMsg;
 import io.felix.protocol.control.LeaderNotServingMsg;
@@ -82,6 +84,7 @@ import io.felix.protocol.control.ResumePlacementMsg;
 import io.felix.protocol.control.ShardAssignmentMsg;
 import io.felix.protocol.control.StartMoveMsg;
 import io.felix.protocol.control.StreamConfigMsg;
+import io.felix.protocol.control.StreamListMsg;
 import io.felix.protocol.control.StreamRecordMsg;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -259,6 +262,13 @@ final class ControlMessageMapping {
             RejectedMsg.parser(), p -> new ControlReply.Rejected(fromWire(p.getRefusal(), ControlReply.Refusal.class, "REFUSAL_"), p.getError())),
         bind("V", ControlView.class, ControlMessageMapping::view, ControlViewMsg.parser(),
             ControlMessageMapping::view),
+        bind("GS", PlacementController.GetStreams.class,
+            m -> GetStreamsMsg.newBuilder().setReplyTo(ref(m.replyTo())).build(),
+            GetStreamsMsg.parser(), p -> new PlacementController.GetStreams(ref(p.getReplyTo()))),
+        bind("SL", StreamList.class, m -> StreamListMsg.newBuilder()
+                .addAllStreams(m.streams().stream().map(ControlMessageMapping::streamRecord).toList()).build(),
+            StreamListMsg.parser(),
+            p -> new StreamList(p.getStreamsList().stream().map(ControlMessageMapping::streamRecord).toList())),
         bind("AP", PlacementController.AllocateProducerIds.class,
             m -> AllocateProducerIdsMsg.newBuilder().setBrokerId(m.brokerId()).setReplyTo(ref(m.replyTo())).build(),
             AllocateProducerIdsMsg.parser(),
@@ -485,9 +495,7 @@ final class ControlMessageMapping {
     s.brokers().values().forEach(r -> b.addBrokers(BrokerRecordMsg.newBuilder().setId(r.id()).setZone(r.zone())
         .setMaxShards(r.maxShards()).setEndpoint(endpoint(r.endpoint())).setDraining(r.draining())
         .setReplicaCapacity(r.replicaCapacity())));
-    s.streams().values().forEach(r -> b.addStreams(StreamRecordMsg.newBuilder().setName(r.name())
-        .setShards(r.shards()).setReplicationFactor(r.replicationFactor())
-        .setIncarnation(r.incarnation().toString()).setConfig(streamConfig(r.config()))));
+    s.streams().values().forEach(r -> b.addStreams(streamRecord(r)));
     s.shards().values().forEach(a -> b.addShards(assignment(a)));
     s.moves().values().forEach(r -> b.addMoves(move(r)));
     s.recentMoves().forEach(r -> b.addRecentMoves(move(r)));
@@ -500,8 +508,7 @@ final class ControlMessageMapping {
     m.getBrokersList().forEach(r -> brokers.put(r.getId(), new BrokerRecord(r.getId(), r.getZone(), r.getMaxShards(),
         endpoint(r.getEndpoint()), r.getDraining(), r.getReplicaCapacity())));
     Map<String, StreamRecord> streams = new HashMap<>();
-    m.getStreamsList().forEach(r -> streams.put(r.getName(), new StreamRecord(r.getName(), r.getShards(),
-        r.getReplicationFactor(), incarnation(r.getIncarnation()), streamConfig(r.getConfig()))));
+    m.getStreamsList().forEach(r -> streams.put(r.getName(), streamRecord(r)));
     Map<ShardId, ShardAssignment> shards = new HashMap<>();
     m.getShardsList().forEach(s -> {
       ShardAssignment a = assignment(s);
@@ -515,6 +522,17 @@ final class ControlMessageMapping {
     List<MoveRecord> recent = m.getRecentMovesList().stream().map(ControlMessageMapping::move).toList();
     return new ControlState(brokers, streams, shards, moves, recent, m.getPaused(), m.getTableVersion(),
         m.getNextMoveId(), m.getNextProducerId(), SecurityMessages.state(m.getSecurity()));
+  }
+
+  private static StreamRecordMsg streamRecord(StreamRecord r) {
+    return StreamRecordMsg.newBuilder().setName(r.name()).setShards(r.shards())
+        .setReplicationFactor(r.replicationFactor()).setIncarnation(r.incarnation().toString())
+        .setConfig(streamConfig(r.config())).build();
+  }
+
+  private static StreamRecord streamRecord(StreamRecordMsg m) {
+    return new StreamRecord(m.getName(), m.getShards(), m.getReplicationFactor(), incarnation(m.getIncarnation()),
+        streamConfig(m.getConfig()));
   }
 
   private static MoveRecordMsg move(MoveRecord r) {

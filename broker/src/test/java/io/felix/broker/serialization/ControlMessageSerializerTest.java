@@ -18,6 +18,7 @@ import io.felix.broker.control.AssignmentHolder;
 import io.felix.broker.control.ControlReply;
 import io.felix.broker.control.ControlState;
 import io.felix.broker.control.ControlView;
+import io.felix.broker.control.StreamList;
 import io.felix.broker.control.JournalRecord;
 import io.felix.broker.control.PlacementController;
 import io.felix.broker.control.ProducerIdBlock;
@@ -154,6 +155,7 @@ class ControlMessageSerializerTest {
     ActorRef<ReplicaDigest> digestTo = kit.<ReplicaDigest>createTestProbe().ref();
     ActorRef<ControlReply> replyTo = kit.<ControlReply>createTestProbe().ref();
     ActorRef<ControlView> viewTo = kit.<ControlView>createTestProbe().ref();
+    ActorRef<StreamList> streamsTo = kit.<StreamList>createTestProbe().ref();
     ActorRef<AssignmentTable> tableTo = kit.<AssignmentTable>createTestProbe().ref();
     ActorRef<ReplicaStatuses> statusesTo = kit.<ReplicaStatuses>createTestProbe().ref();
     ActorRef<AssignmentHolder.Command> holderTo = kit.<AssignmentHolder.Command>createTestProbe().ref();
@@ -192,6 +194,9 @@ class ControlMessageSerializerTest {
         new PlacementController.ResumePlacement(replyTo),
         new PlacementController.StartMove("orders", 0, 2, replyTo),
         new PlacementController.GetView(viewTo),
+        new PlacementController.GetStreams(streamsTo),
+        new StreamList(List.copyOf(state.streams().values())),
+        new StreamList(List.of()),
         new PlacementController.AllocateProducerIds(2, blockTo),
         new ProducerIdBlock(1000, 1000),
         new PlacementController.LeadersNotServing(1, List.of(

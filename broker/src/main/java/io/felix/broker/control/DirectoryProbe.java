@@ -3,6 +3,7 @@ package io.felix.broker.control;
 import io.felix.broker.assignment.BrokerRole;
 import io.felix.broker.assignment.ShardId;
 import io.felix.broker.shard.ReplicaDirectory;
+import io.felix.broker.shard.ReplicaRoleBoard;
 import io.felix.broker.shard.ReplicaStatuses;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,8 +26,9 @@ import org.apache.pekko.cluster.typed.Cluster;
  * {@link #flush}, then sent as one {@link ReplicaDirectory.FenceShards} and one
  * {@link ReplicaDirectory.DescribeReplicas} per broker (split past {@link #MAX_SHARDS_PER_MESSAGE}, so an answer
  * stays well inside one Artery frame). Each answers with one {@link ReplicaStatuses}, delivered to the singleton as
- * {@link PlacementController.ReplicasAnswered}; {@link #answered} tells which epochs a fence request carried. A
- * directory is matched to its broker id by the cluster role of the member at its address.
+ * {@link PlacementController.ReplicasAnswered}; {@link #answered} tells which epochs a fence request carried. The
+ * roles asked for ({@link #describeRole}) go to each broker's {@link ReplicaRoleBoard} instead, under negative
+ * request ids. A directory or board is matched to its broker id by the cluster role of the member at its address.
  */
 public final class DirectoryProbe implements ReplicaProbe {
 
@@ -38,8 +40,11 @@ public final class DirectoryProbe implements ReplicaProbe {
   private final ActorRef<ReplicaStatuses> answers;
   private Set<ActorRef<ReplicaDirectory.Command>> directories = Set.of();
   private final Map<Integer, ActorRef<ReplicaDirectory.Command>> byBroker = new HashMap<>();
+  private Set<ActorRef<ReplicaRoleBoard.Command>> boards = Set.of();
+  private final Map<Integer, ActorRef<ReplicaRoleBoard.Command>> boardByBroker = new HashMap<>();
   private final Map<Integer, Map<ShardId, Long>> fences = new TreeMap<>();
   private final Map<Integer, Set<ShardId>> describes = new TreeMap<>();
+  private final Map<Integer, Set<ShardId>> roleDescribes = new TreeMap<>();
   /** The epochs of each fence request not answered yet, by request id; old ones are dropped (see {@link #flush}). */
   private final TreeMap<Long, Map<ShardId, Long>> fencesInFlight = new TreeMap<>();
   private long nextRequestId = 1;
@@ -50,6 +55,7 @@ public final class DirectoryProbe implements ReplicaProbe {
     this.timeout = timeout;
     this.answers = context.messageAdapter(ReplicaStatuses.class, PlacementController.ReplicasAnswered::new);
     context.getSystem().receptionist().tell(Receptionist.subscribe(ReplicaDirectory.SERVICE_KEY, listings));
+    context.getSystem().receptionist().tell(Receptionist.subscribe(ReplicaRoleBoard.SERVICE_KEY, listings));
   }
 
   @Override
@@ -57,6 +63,10 @@ public final class DirectoryProbe implements ReplicaProbe {
     if (listing.isForKey(ReplicaDirectory.SERVICE_KEY)) {
       directories = listing.getServiceInstances(ReplicaDirectory.SERVICE_KEY);
       byBroker.clear();
+    }
+    if (listing.isForKey(ReplicaRoleBoard.SERVICE_KEY)) {
+      boards = listing.getServiceInstances(ReplicaRoleBoard.SERVICE_KEY);
+      boardByBroker.clear();
     }
   }
 
@@ -75,6 +85,16 @@ public final class DirectoryProbe implements ReplicaProbe {
       return false;
     }
     describes.computeIfAbsent(brokerId, b -> new LinkedHashSet<>()).add(shard);
+    return true;
+  }
+
+  /** Role questions go to the brokers' role boards under negative request ids: {@link #answersRolesOnly}. */
+  @Override
+  public boolean describeRole(int brokerId, ShardId shard) {
+    if (boardOf(brokerId) == null) {
+      return false;
+    }
+    roleDescribes.computeIfAbsent(brokerId, b -> new LinkedHashSet<>()).add(shard);
     return true;
   }
 
@@ -99,8 +119,17 @@ public final class DirectoryProbe implements ReplicaProbe {
             all.subList(from, Math.min(all.size(), from + MAX_SHARDS_PER_MESSAGE)), timeoutMillis, answers));
       }
     });
+    roleDescribes.forEach((brokerId, shards) -> {
+      ActorRef<ReplicaRoleBoard.Command> board = boardOf(brokerId);
+      List<ShardId> all = new ArrayList<>(shards);
+      for (int from = 0; from < all.size() && board != null; from += MAX_SHARDS_PER_MESSAGE) {
+        board.tell(new ReplicaRoleBoard.DescribeRoles(-(nextRequestId++),
+            all.subList(from, Math.min(all.size(), from + MAX_SHARDS_PER_MESSAGE)), answers));
+      }
+    });
     fences.clear();
     describes.clear();
+    roleDescribes.clear();
     // An answer comes within the timeout or not at all; keep the ids of a few rounds, never an unbounded table.
     while (fencesInFlight.size() > 10_000) {
       fencesInFlight.pollFirstEntry();
@@ -139,21 +168,34 @@ public final class DirectoryProbe implements ReplicaProbe {
     return resolved.get(brokerId);
   }
 
-  /** Broker id of each directory, from the cluster role of the member at the directory's address. */
-  public static Map<Integer, ActorRef<ReplicaDirectory.Command>> resolve(
-      org.apache.pekko.actor.typed.ActorSystem<?> system, Set<ActorRef<ReplicaDirectory.Command>> directories) {
+  private ActorRef<ReplicaRoleBoard.Command> boardOf(int brokerId) {
+    ActorRef<ReplicaRoleBoard.Command> known = boardByBroker.get(brokerId);
+    if (known != null) {
+      return known;
+    }
+    Map<Integer, ActorRef<ReplicaRoleBoard.Command>> resolved = resolve(context.getSystem(), boards);
+    boardByBroker.putAll(resolved);
+    return resolved.get(brokerId);
+  }
+
+  /**
+   * Broker id of each of the brokers' actors (their directories, their role boards), from the cluster role of the
+   * member at the actor's address.
+   */
+  public static <T> Map<Integer, ActorRef<T>> resolve(
+      org.apache.pekko.actor.typed.ActorSystem<?> system, Set<ActorRef<T>> actors) {
     Cluster cluster = Cluster.get(system);
     Map<Address, Integer> brokerAt = new HashMap<>();
     for (Member member : cluster.state().getMembers()) {
       BrokerRole.idOf(member.getRoles()).ifPresent(id -> brokerAt.put(member.address(), id));
     }
     Address self = cluster.selfMember().address();
-    Map<Integer, ActorRef<ReplicaDirectory.Command>> out = new HashMap<>();
-    for (ActorRef<ReplicaDirectory.Command> directory : directories) {
-      Address address = directory.path().address();
+    Map<Integer, ActorRef<T>> out = new HashMap<>();
+    for (ActorRef<T> actor : actors) {
+      Address address = actor.path().address();
       Integer id = brokerAt.get(address.hasGlobalScope() ? address : self);
       if (id != null) {
-        out.put(id, directory);
+        out.put(id, actor);
       }
     }
     return out;

@@ -18,7 +18,9 @@ import org.slf4j.Logger;
  * Whether each shard's assigned leader actually serves, not only whether its broker is reachable: a replica can be
  * assigned to lead yet not lead (after a restart it refuses an epoch its log already holds, its log failed to open,
  * its actor was respawned), and then nothing else would ever change the shard's leadership. So the singleton asks
- * every reachable leader of a shard without a move in flight, once per {@code check-interval}, and a leader that
+ * every reachable leader of a shard without a move in flight, once per {@code check-interval}, for the role its
+ * replica published (its broker's role board answers for all of them at once, without a message to any replica:
+ * at 10,000 shards one message per replica every interval was most of an idle broker's work), and a leader that
  * answers twice in a row, at least a check interval apart and for the same assignment, that it does not lead
  * sends the shard through a failover round (fence a majority, promote). An answer counts only once its broker has
  * applied the table that appoints the leader: each answer carries the version of the broker's table, and a broker
@@ -82,7 +84,7 @@ final class LeaderCheck {
       if (!due.contains(a.leader()) || state.moves().containsKey(a.id())) {
         continue;
       }
-      if (probe.describe(a.leader(), a.id())) {
+      if (probe.describeRole(a.leader(), a.id())) {
         Asked before = asked.get(a.id());
         boolean sameAppointment = before != null && before.assignment().leader() == a.leader()
             && before.assignment().leaderEpoch() == a.leaderEpoch();

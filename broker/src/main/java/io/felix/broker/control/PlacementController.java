@@ -409,6 +409,10 @@ public final class PlacementController
   }
 
   private Effect<PlacementEvent, ControlState> onReplicasAnswered(ControlState state, ReplicasAnswered answered) {
+    if (ReplicaProbe.answersRolesOnly(answered.answer().requestId())) {
+      answered.answer().statuses().forEach(status -> leaders.answered(status, 0, answered.answer().tableVersion()));
+      return progressSoon();
+    }
     Map<ShardId, Long> fenceEpochs = probe.answered(answered.answer().requestId());
     for (ReplicaStatus status : answered.answer().statuses()) {
       long fenceEpoch = fenceEpochs.getOrDefault(status.id(), 0L);

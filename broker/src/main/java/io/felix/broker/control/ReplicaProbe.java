@@ -21,6 +21,25 @@ public interface ReplicaProbe {
   /** @return false when the broker's directory is not known (yet), so nothing will be sent */
   boolean describe(int brokerId, ShardId shard);
 
+  /**
+   * Asks only for the role the broker's replica of {@code shard} published (its role board answers at once, without
+   * asking the replica; offsets not current): what the leader check needs. Its answer says so
+   * ({@link #answersRolesOnly}).
+   *
+   * @return false when the broker's role board is not known (yet), so nothing will be sent
+   */
+  default boolean describeRole(int brokerId, ShardId shard) {
+    return describe(brokerId, shard);
+  }
+
+  /**
+   * Whether the answer to request {@code requestId} holds published roles only ({@link #describeRole}): its offsets
+   * are not current, so only the leader check may read it. Such requests have negative ids.
+   */
+  static boolean answersRolesOnly(long requestId) {
+    return requestId < 0;
+  }
+
   /** Sends what was asked since the last flush. */
   default void flush() {}
 

@@ -27,6 +27,7 @@ import org.apache.pekko.http.javadsl.model.MediaType;
 import org.apache.pekko.http.javadsl.model.MediaTypes;
 import org.apache.pekko.http.javadsl.model.StatusCode;
 import org.apache.pekko.http.javadsl.model.StatusCodes;
+import org.apache.pekko.http.javadsl.model.headers.Age;
 import org.apache.pekko.http.javadsl.server.AllDirectives;
 import org.apache.pekko.http.javadsl.server.Route;
 import org.apache.pekko.http.javadsl.unmarshalling.Unmarshaller;
@@ -60,6 +61,7 @@ final class AdminRequests extends AllDirectives {
   private final ActorSystem<?> system;
   private final ActorRef<PlacementController.Command> singleton;
   private final Duration timeout;
+  private final Duration listMaxWait;
   /** The singleton's view as the lists share it ({@link #withSharedView}), keyed by {@link #commandsAnswered}. */
   private final SharedAnswer<ControlView> sharedView;
   /** The singleton's streams as the stream list shares them ({@link #withSharedStreams}), keyed likewise. */
@@ -67,14 +69,19 @@ final class AdminRequests extends AllDirectives {
   /** The commands this broker has had answered: a view asked before the last one may not show it. */
   private final AtomicLong commandsAnswered = new AtomicLong();
 
-  /** @param listMaxAge how long a view serves the lists ({@link #withSharedView}) */
+  /**
+   * @param listMaxAge how long a view serves the lists ({@link #withSharedView})
+   * @param listMaxWait how long a list waits for a new view when an earlier one exists
+   * @param listMaxStale how old that earlier one may be
+   */
   AdminRequests(ActorSystem<?> system, ActorRef<PlacementController.Command> singleton, Duration timeout,
-      Duration listMaxAge) {
+      Duration listMaxAge, Duration listMaxWait, Duration listMaxStale) {
     this.system = system;
     this.singleton = singleton;
     this.timeout = timeout;
-    this.sharedView = new SharedAnswer<>(listMaxAge, System::nanoTime);
-    this.sharedStreams = new SharedAnswer<>(listMaxAge, System::nanoTime);
+    this.listMaxWait = listMaxWait;
+    this.sharedView = new SharedAnswer<>(listMaxAge, listMaxStale, System::nanoTime);
+    this.sharedStreams = new SharedAnswer<>(listMaxAge, listMaxStale, System::nanoTime);
   }
 
   /** How long a request waits for the singleton (felix.http.singleton-timeout), and for another broker's answer. */
@@ -101,10 +108,11 @@ final class AdminRequests extends AllDirectives {
 
   /**
    * As {@link #withView}, with a view shared between the list requests ({@link SharedAnswer}, felix.http.list-max-age):
-   * never one asked before a command this broker has answered since, so a client sees its own changes.
+   * never one asked before a command this broker has answered since, so a client sees its own changes. A list waits
+   * at most felix.http.list-max-wait for a new view when an earlier one (since that command) exists.
    */
-  Route withSharedView(Function<ControlView, Route> handler) {
-    return withAnswer(sharedView.get(commandsAnswered.get(), this::askView), handler);
+  Route withSharedView(Function<SharedAnswer.Served<ControlView>, Route> handler) {
+    return withAnswer(sharedView.get(commandsAnswered.get(), this::askView, listMaxWait, false), handler);
   }
 
   private CompletionStage<ControlView> askView() {
@@ -115,9 +123,24 @@ final class AdminRequests extends AllDirectives {
    * Hands the singleton's streams on (without their shards, see {@link StreamList}), shared as
    * {@link #withSharedView} shares the view; 503 when it does not answer in time.
    */
-  Route withSharedStreams(Function<StreamList, Route> handler) {
+  Route withSharedStreams(Function<SharedAnswer.Served<StreamList>, Route> handler) {
     return withAnswer(sharedStreams.get(commandsAnswered.get(),
-        () -> AskPattern.ask(singleton, PlacementController.GetStreams::new, timeout, system.scheduler())), handler);
+        () -> AskPattern.ask(singleton, PlacementController.GetStreams::new, timeout, system.scheduler()),
+        listMaxWait, false), handler);
+  }
+
+  /** How long a list waits for a new answer when an earlier one exists (felix.http.list-max-wait). */
+  Duration listMaxWait() {
+    return listMaxWait;
+  }
+
+  /**
+   * Answers a list with {@code body}; served from answers {@code staleMillis} old (not the current ones, which took
+   * too long: see {@link SharedAnswer.Served}), it says so in an {@code Age} header, in whole seconds as HTTP has it.
+   */
+  Route okList(JsonNode body, long staleMillis) {
+    return staleMillis <= 0 ? ok(body)
+        : respondWithHeader(Age.create((staleMillis + 999) / 1000), () -> ok(body));
   }
 
   private <T> Route withAnswer(CompletionStage<T> answer, Function<T, Route> handler) {

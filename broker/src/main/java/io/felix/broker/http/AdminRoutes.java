@@ -17,6 +17,7 @@ import io.felix.broker.control.ControlView;
 import io.felix.broker.control.PlacementController;
 import io.felix.broker.control.StreamList;
 import io.felix.broker.http.AdminRequests.BadField;
+import io.felix.broker.http.SharedAnswer.Served;
 import io.felix.broker.metrics.BrokerMetrics;
 import io.felix.broker.metrics.MetricsRoute;
 import io.felix.broker.shard.ReplicaStatus;
@@ -74,17 +75,27 @@ public final class AdminRoutes extends AllDirectives {
   /** Asks every replica of the chosen shards for its status (shard -> broker -> status; missing if no answer). */
   public interface ShardStatuses {
     CompletionStage<Map<ShardId, Map<Integer, ReplicaStatus>>> of(AssignmentTable table, Predicate<ShardId> shards);
+
+    /**
+     * As {@link #of}, for readers of roles, epochs and in-sync sets only (under-replication): the brokers may answer
+     * from what their replicas published, whose offsets are not current.
+     */
+    default CompletionStage<Map<ShardId, Map<Integer, ReplicaStatus>>> rolesOf(AssignmentTable table,
+        Predicate<ShardId> shards) {
+      return of(table, shards);
+    }
   }
 
   public AdminRoutes(ActorSystem<?> system, ActorRef<PlacementController.Command> singleton,
       ActorRef<AssignmentHolder.Command> holder, HttpSettings settings, ControlSettings controlSettings,
       CommitOffsets commitOffsets, ShardStatuses shardStatuses) {
     this.system = system;
-    this.requests = new AdminRequests(system, singleton, settings.singletonTimeout(), settings.listMaxAge());
+    this.requests = new AdminRequests(system, singleton, settings.singletonTimeout(), settings.listMaxAge(),
+        settings.listMaxWait(), settings.listMaxStale());
     this.holder = holder;
     this.commitOffsets = commitOffsets;
     this.shardStatuses = shardStatuses;
-    this.everyStatus = new SharedAnswer<>(settings.listMaxAge(), System::nanoTime);
+    this.everyStatus = new SharedAnswer<>(settings.listMaxAge(), settings.listMaxStale(), System::nanoTime);
     this.replicaDigests = new ReplicaDigests(system, commitOffsets, controlSettings.replicaTimeout());
     this.simulation = new PlacementSimulation(controlSettings);
     this.recentMoves = controlSettings.recentMoves();
@@ -109,8 +120,9 @@ public final class AdminRoutes extends AllDirectives {
             .thenAccept(BrokerMetrics.of(system)::groupsCoordinated)),
         ConsoleRoute.create(),
         pathPrefix("v1", () -> concat(
-            path("brokers", () -> get(() -> withEveryStatus((view, statuses) -> requests.ok(
-                AdminJson.brokers(view, UnderReplication.perLeader(view.state().shards().values(), statuses)))))),
+            path("brokers", () -> get(() -> withEveryStatus((view, statuses) -> requests.okList(
+                AdminJson.brokers(view.answer(), UnderReplication.perLeader(view.answer().state().shards().values(),
+                    statuses.answer())), Math.max(view.staleMillis(), statuses.staleMillis()))))),
             path(PathMatchers.segment("brokers").slash(PathMatchers.integerSegment()).slash("drain"),
                 id -> concat(
                     post(() -> requests.command(r -> new PlacementController.DrainBroker(id, r))),
@@ -278,8 +290,9 @@ public final class AdminRoutes extends AllDirectives {
    * The singleton's view and the status of every replica (an empty map if the asks fail), each shared between list
    * requests ({@link SharedAnswer}): the statuses as long as the assignment table is the same version.
    */
-  private Route withEveryStatus(BiFunction<ControlView, Map<ShardId, Map<Integer, ReplicaStatus>>, Route> handler) {
-    return requests.withSharedView(view -> onSuccess(everyStatusOf(view.state().table()),
+  private Route withEveryStatus(BiFunction<Served<ControlView>, Served<Map<ShardId, Map<Integer, ReplicaStatus>>>,
+      Route> handler) {
+    return requests.withSharedView(view -> onSuccess(everyStatusOf(view.answer().state().table()),
         statuses -> handler.apply(view, statuses)));
   }
 
@@ -291,8 +304,9 @@ public final class AdminRoutes extends AllDirectives {
    */
   private Route listStreams() {
     return requests.withSharedStreams(list -> onSuccess(localTable(), table -> onSuccess(everyStatusOf(table),
-        statuses -> requests.ok(AdminJson.streams(list.streams(),
-            UnderReplication.perStream(table.shards().values(), statuses))))));
+        statuses -> requests.okList(AdminJson.streams(list.answer().streams(),
+            UnderReplication.perStream(table.shards().values(), statuses.answer())),
+            Math.max(list.staleMillis(), statuses.staleMillis())))));
   }
 
   /** This broker's assignment table (its holder answers at once: it is on this broker). */
@@ -300,10 +314,13 @@ public final class AdminRoutes extends AllDirectives {
     return AskPattern.ask(holder, AssignmentHolder.GetTable::new, requests.timeout(), system.scheduler());
   }
 
-  /** The status of every replica of {@code table}, shared between list requests while the table is the same. */
-  private CompletionStage<Map<ShardId, Map<Integer, ReplicaStatus>>> everyStatusOf(AssignmentTable table) {
-    return everyStatus.get(table.version(), () -> shardStatuses.of(table, shard -> true))
-        .exceptionally(failure -> Map.of());
+  /**
+   * The role, epoch and in-sync set of every replica of {@code table} (what under-replication reads), shared between
+   * list requests while the table is the same; after felix.http.list-max-wait, those of an earlier table serve.
+   */
+  private CompletionStage<Served<Map<ShardId, Map<Integer, ReplicaStatus>>>> everyStatusOf(AssignmentTable table) {
+    return everyStatus.get(table.version(), () -> shardStatuses.rolesOf(table, shard -> true),
+        requests.listMaxWait(), true).exceptionally(failure -> new Served<>(Map.of(), 0));
   }
 
   private Route brokerId(String segment, Function<Integer, Route> handler) {

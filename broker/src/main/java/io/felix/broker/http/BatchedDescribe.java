@@ -2,6 +2,7 @@ package io.felix.broker.http;
 
 import io.felix.broker.assignment.ShardId;
 import io.felix.broker.shard.ReplicaDirectory;
+import io.felix.broker.shard.ReplicaRoleBoard;
 import io.felix.broker.shard.ReplicaStatus;
 import io.felix.broker.shard.ReplicaStatuses;
 import java.time.Duration;
@@ -10,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.BiFunction;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
@@ -29,16 +31,32 @@ final class BatchedDescribe {
   /** Every status that came back, from every broker asked about its shards in {@code shardsByBroker}. */
   static CompletionStage<List<ReplicaStatus>> of(ActorSystem<?> system, Duration timeout,
       Map<Integer, ActorRef<ReplicaDirectory.Command>> directories, Map<Integer, List<ShardId>> shardsByBroker) {
-    List<CompletableFuture<List<ReplicaStatus>>> asks = new ArrayList<>();
     // The replicas get a little less than the ask's timeout, so the partial answer arrives before the ask gives up.
     long replicaTimeoutMillis = Math.max(1, timeout.toMillis() * 4 / 5);
+    return of(system, timeout, directories, shardsByBroker,
+        (part, replyTo) -> new ReplicaDirectory.DescribeReplicas(0, part, replicaTimeoutMillis, replyTo));
+  }
+
+  /**
+   * Every role that came back, from every broker's {@link ReplicaRoleBoard} asked about its shards in
+   * {@code shardsByBroker}: roles, epochs and in-sync sets as the replicas published them (offsets not current).
+   */
+  static CompletionStage<List<ReplicaStatus>> roles(ActorSystem<?> system, Duration timeout,
+      Map<Integer, ActorRef<ReplicaRoleBoard.Command>> boards, Map<Integer, List<ShardId>> shardsByBroker) {
+    return of(system, timeout, boards, shardsByBroker,
+        (part, replyTo) -> new ReplicaRoleBoard.DescribeRoles(0, part, replyTo));
+  }
+
+  private static <T> CompletionStage<List<ReplicaStatus>> of(ActorSystem<?> system, Duration timeout,
+      Map<Integer, ActorRef<T>> askedByBroker, Map<Integer, List<ShardId>> shardsByBroker,
+      BiFunction<List<ShardId>, ActorRef<ReplicaStatuses>, T> question) {
+    List<CompletableFuture<List<ReplicaStatus>>> asks = new ArrayList<>();
     shardsByBroker.forEach((broker, shards) -> {
-      ActorRef<ReplicaDirectory.Command> directory = directories.get(broker);
-      for (int from = 0; directory != null && from < shards.size(); from += MAX_SHARDS_PER_ASK) {
+      ActorRef<T> asked = askedByBroker.get(broker);
+      for (int from = 0; asked != null && from < shards.size(); from += MAX_SHARDS_PER_ASK) {
         List<ShardId> part = List.copyOf(shards.subList(from, Math.min(shards.size(), from + MAX_SHARDS_PER_ASK)));
-        CompletionStage<ReplicaStatuses> answer = AskPattern.ask(directory,
-            replyTo -> new ReplicaDirectory.DescribeReplicas(0, part, replicaTimeoutMillis, replyTo), timeout,
-            system.scheduler());
+        CompletionStage<ReplicaStatuses> answer = AskPattern.ask(asked, replyTo -> question.apply(part, replyTo),
+            timeout, system.scheduler());
         asks.add(answer.toCompletableFuture().thenApply(ReplicaStatuses::statuses)
             .exceptionally(failure -> List.of()));
       }

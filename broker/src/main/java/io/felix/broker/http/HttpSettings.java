@@ -11,9 +11,12 @@ import java.time.Duration;
  *     fewer brokers can take replicas)
  * @param listMaxAge how long the singleton's view and the replicas' statuses asked for one list request serve the
  *     next ones ({@link SharedAnswer})
+ * @param listMaxWait how long a list request waits for a fresh answer when an earlier one exists (then it serves
+ *     that one, with an {@code Age} header)
+ * @param listMaxStale the oldest an earlier answer may be to serve so
  */
 public record HttpSettings(String host, int port, Duration singletonTimeout, int defaultReplicationFactor,
-    Duration listMaxAge) {
+    Duration listMaxAge, Duration listMaxWait, Duration listMaxStale) {
 
   public HttpSettings {
     if (port < 0 || port > 65535) {
@@ -29,11 +32,18 @@ public record HttpSettings(String host, int port, Duration singletonTimeout, int
     if (listMaxAge.isNegative()) {
       throw new ConfigException.BadValue("felix.http.list-max-age", "must be >= 0, got " + listMaxAge);
     }
+    if (listMaxWait.isNegative() || listMaxWait.isZero()) {
+      throw new ConfigException.BadValue("felix.http.list-max-wait", "must be > 0, got " + listMaxWait);
+    }
+    if (listMaxStale.isNegative()) {
+      throw new ConfigException.BadValue("felix.http.list-max-stale", "must be >= 0, got " + listMaxStale);
+    }
   }
 
   public static HttpSettings fromConfig(Config config) {
     Config c = config.getConfig("felix.http");
     return new HttpSettings(c.getString("host"), c.getInt("port"), c.getDuration("singleton-timeout"),
-        c.getInt("default-replication-factor"), c.getDuration("list-max-age"));
+        c.getInt("default-replication-factor"), c.getDuration("list-max-age"), c.getDuration("list-max-wait"),
+        c.getDuration("list-max-stale"));
   }
 }

@@ -24,6 +24,7 @@ import io.felix.broker.config.FileDescriptorCheck;
 import io.felix.broker.config.ReplicaCapacity;
 import io.felix.broker.shard.ReplicaDirectory;
 import io.felix.broker.shard.ReplicaRegistry;
+import io.felix.broker.shard.ReplicaRoleBoard;
 import io.felix.broker.replication.FetchSessions;
 import io.felix.broker.replication.ReplicationInbound;
 import io.felix.broker.security.BrokerSecurity;
@@ -43,7 +44,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The data plane of one broker, inside an ActorSystem the caller has configured as a cluster node: the log
- * directory with its flusher (group commit), the {@link ReplicaDirectory} actor, the replication listener and
+ * directory with its flusher (group commit), the {@link ReplicaDirectory} actor (and its {@link ReplicaRoleBoard},
+ * which answers the admin API's lists from what the replicas published), the replication listener and
  * transport, and the client listener. Settings come from {@code felix.broker}, {@code felix.log},
  * {@code felix.replication} and {@code felix.client-listener}.
  */
@@ -102,6 +104,7 @@ public final class DataPlane {
         ReplicaDirectory.create(broker.dataDir(), logSettings, flusher, transport, replication, registry,
             broker.quarantineRetention(), dataDirectoryLock),
         "replica-directory");
+    guardian.spawn(ReplicaRoleBoard.create(registry), "replica-role-board");
     this.clientRequests = new ClientRequests(registry, forwarder, listener, BrokerSecurity.of(system));
     clientRequestsRef.set(clientRequests);
     TlsSettings tls = TlsSettings.fromConfig(config);

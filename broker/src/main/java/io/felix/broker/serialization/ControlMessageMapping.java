@@ -58,10 +58,12 @@ import io.felix.protocol.control.LeadersNotServingMsg;
 import io.felix.protocol.control.FenceShardsMsg;
 import io.felix.protocol.control.ShardEpochMsg;
 import io.felix.protocol.control.DescribeReplicasMsg;
+import io.felix.protocol.control.DescribeRolesMsg;
 import io.felix.protocol.control.ReplicaStatusesMsg;
 import io.felix.protocol.control.PublishDeltaMsg;
 import io.felix.protocol.control.TableVersionMsg;
 import io.felix.protocol.control.TableWantedMsg;
+import io.felix.broker.shard.ReplicaRoleBoard;
 import io.felix.broker.shard.ReplicaStatuses;
 import io.felix.protocol.control.PeersSuspectedMsg;
 import io.felix.protocol.control.NotServingReasonMsg;
@@ -155,6 +157,12 @@ final class ControlMessageMapping {
             DescribeReplicasMsg.parser(),
             p -> new ReplicaDirectory.DescribeReplicas(p.getRequestId(),
                 p.getShardsList().stream().map(ShardRefs::toId).toList(), p.getTimeoutMillis(), ref(p.getReplyTo()))),
+        bind("DRO", ReplicaRoleBoard.DescribeRoles.class,
+            m -> DescribeRolesMsg.newBuilder().setRequestId(m.requestId())
+                .addAllShards(m.shards().stream().map(ShardRefs::toRef).toList()).setReplyTo(ref(m.replyTo())).build(),
+            DescribeRolesMsg.parser(),
+            p -> new ReplicaRoleBoard.DescribeRoles(p.getRequestId(),
+                p.getShardsList().stream().map(ShardRefs::toId).toList(), ref(p.getReplyTo()))),
         bind("RSS", ReplicaStatuses.class,
             m -> ReplicaStatusesMsg.newBuilder().setRequestId(m.requestId()).setBrokerId(m.brokerId())
                 .setTableVersion(m.tableVersion()).addAllStatuses(m.statuses().stream().map(ControlMessageMapping::status).toList()).build(),

@@ -43,6 +43,7 @@ final class FailedReplica extends AbstractBehavior<ShardReplica.Command> {
     this.cause = cause;
     this.nextAttemptNanos = wiring.clock().nanoTime() + wiring.opener().reopenInterval().toNanos();
     observe(assignment);
+    wiring.registry().publish(wiring.actor().getSelf(), ReplicaStatus.failed(wiring.id(), wiring.brokerId()));
     wiring.timers().workPending(); // reopen attempts and reports, until it is no longer failed
     wiring.actor().getLog().warn("replica {} on broker {} is FAILED and serves nothing ({}); it tries to open its log "
         + "in {} again every {}", wiring.id(), wiring.brokerId(), cause, wiring.opener().dir(),

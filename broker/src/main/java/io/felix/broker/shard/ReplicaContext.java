@@ -278,6 +278,11 @@ final class ReplicaContext {
         state.recovering(), state.promisedEpoch(), List.of(), log.logStartOffset());
   }
 
+  /** Publishes {@code status} for readers that need only roles ({@link ReplicaRegistry#published}). */
+  void publish(ReplicaStatus status) {
+    registry.publish(actor.getSelf(), status);
+  }
+
   /** A leader's status, with its in-sync set. */
   ReplicaStatus leaderStatus(ReplicaRole role, List<Integer> inSync) {
     return new ReplicaStatus(id, brokerId, true, role, log.lastEpoch(), log.logEndOffset(), commitOffset, false,

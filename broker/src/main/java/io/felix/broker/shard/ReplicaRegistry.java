@@ -18,6 +18,8 @@ public final class ReplicaRegistry {
   private final int brokerId;
   private volatile AssignmentTable table = AssignmentTable.EMPTY;
   private final Map<ShardId, ActorRef<ShardReplica.Command>> replicas = new ConcurrentHashMap<>();
+  /** Each replica's status as it last published it ({@link #publish}); see {@link Published}. */
+  private final Map<ShardId, Published> published = new ConcurrentHashMap<>();
   private volatile NotServingSink notServing = NotServingSink.NONE;
   private volatile LeaderFetchers fetchers = LeaderFetchers.NONE;
   private volatile Duration notServingInterval = Duration.ofSeconds(1);
@@ -60,6 +62,29 @@ public final class ReplicaRegistry {
 
   void remove(ShardId id) {
     replicas.remove(id);
+    published.remove(id);
+  }
+
+  /**
+   * A replica's status as the replica actor {@code by} published it when its role, epoch or in-sync set last changed:
+   * those are current, its offsets are as of that change. What the admin API's lists read (which shards are
+   * under-replicated) without a message to each of thousands of replicas; a question about offsets asks the replica.
+   */
+  record Published(ActorRef<ShardReplica.Command> by, ReplicaStatus status) {}
+
+  /** Publishes {@code status} as the current one of the replica actor {@code by}. */
+  void publish(ActorRef<ShardReplica.Command> by, ReplicaStatus status) {
+    published.put(status.id(), new Published(by, status));
+  }
+
+  /**
+   * The status the registered replica of {@code id} published; empty when it published none, or when the one
+   * published came from another actor (a replica retired while a new one of the same shard started).
+   */
+  Optional<ReplicaStatus> published(ShardId id) {
+    Published p = published.get(id);
+    ActorRef<ShardReplica.Command> current = replicas.get(id);
+    return p != null && current != null && p.by().equals(current) ? Optional.of(p.status()) : Optional.empty();
   }
 
 

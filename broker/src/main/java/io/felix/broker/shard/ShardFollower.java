@@ -96,6 +96,7 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
           if (!canFetch()) {
             ctx.unfollow(); // fenced above the epoch it followed: no more acks under it
           }
+          publish();
           f.replyTo().tell(ctx.status(role(), false));
           return this;
         }))
@@ -139,11 +140,18 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
             a.leader(), a.leaderEpoch(), isLearner() ? " as a learner" : "", ctx.log.logEndOffset(),
             ctx.log.lastEpoch());
         newPosition();
+        publish();
         return then.get();
       });
     }
     ctx.unfollow();
+    publish();
     return then.get();
+  }
+
+  /** Publishes this replica's role (see {@link ReplicaRegistry#published}); called whenever it may change. */
+  private void publish() {
+    ctx.publish(ctx.status(role(), false));
   }
 
   private boolean canFetch() {
@@ -418,6 +426,7 @@ final class ShardFollower extends AbstractBehavior<ShardReplica.Command> {
     boolean sameLeadership = next.leaderEpoch() == assignment.leaderEpoch() && next.leader() == assignment.leader();
     if (sameLeadership) {
       assignment = next; // e.g. a learner promoted to replica: the position stands
+      publish();
       return this;
     }
     return follow(next, () -> {

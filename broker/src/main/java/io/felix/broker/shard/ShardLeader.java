@@ -417,10 +417,15 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
         followers.inSyncReplicas(ctx.clock.nanoTime()));
   }
 
-  /** Exports how many replicas are in sync, and so whether fewer than the replica set (a follower failed, down, slow). */
+  /**
+   * Exports how many replicas are in sync, and so whether fewer than the replica set (a follower failed, down, slow),
+   * and publishes the status with its in-sync set (see {@link ReplicaRegistry#published}): called when leadership
+   * starts, the replica set changes or a follower joins or leaves the in-sync set.
+   */
   private void reportReplication() {
-    ctx.metrics.replicasInSync(ctx.id, followers.inSyncReplicas(ctx.clock.nanoTime()).size(),
-        assignment.replicas().size());
+    ReplicaStatus status = status();
+    ctx.metrics.replicasInSync(ctx.id, status.inSync().size(), assignment.replicas().size());
+    ctx.publish(status);
   }
 
   /**
@@ -438,6 +443,7 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
   private void fence(String why) {
     if (!fenced) {
       fenced = true;
+      ctx.publish(status());
       ctx.actor.getLog().debug("replica {} stops taking appends at epoch {}: {}", ctx.id, epoch, why);
       pending.failAll("leadership of " + ctx.id + " at epoch " + epoch + " ended (" + why + ")");
     }

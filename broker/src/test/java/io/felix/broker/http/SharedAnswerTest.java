@@ -17,11 +17,12 @@ import org.junit.jupiter.api.Test;
 class SharedAnswerTest {
 
   private static final Duration MAX_AGE = Duration.ofSeconds(1);
+  private static final Duration MAX_STALE = Duration.ofSeconds(30);
 
   /** The asks made, each answered when the test says. */
   private final List<CompletableFuture<String>> asks = new ArrayList<>();
   private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
-  private final SharedAnswer<String> shared = new SharedAnswer<>(MAX_AGE, nanos::get);
+  private final SharedAnswer<String> shared = new SharedAnswer<>(MAX_AGE, MAX_STALE, nanos::get);
 
   private CompletionStage<String> get(long key) {
     return shared.get(key, () -> {
@@ -65,6 +66,45 @@ class SharedAnswerTest {
     assertEquals(2, asks.size());
   }
 
+  /** As {@link #get}, waiting at most {@code patience} for the ask when an earlier answer exists. */
+  private CompletableFuture<SharedAnswer.Served<String>> get(long key, Duration patience, boolean anyKey) {
+    return shared.get(key, () -> {
+      CompletableFuture<String> ask = new CompletableFuture<>();
+      asks.add(ask);
+      return ask;
+    }, patience, anyKey).toCompletableFuture();
+  }
+
+  @Test
+  void aSlowAskServesTheEarlierAnswerWithItsAgeOnceThePatienceIsOverAndTheNextRequestsGetTheNewOne() {
+    get(1);
+    asks.get(0).complete("leader on 2");
+    nanos.addAndGet(Duration.ofSeconds(3).toNanos()); // too old to serve at once: a new ask, which hangs
+
+    SharedAnswer.Served<String> served = get(1, Duration.ofMillis(50), false).join();
+    assertEquals("leader on 2", served.answer());
+    assertEquals(3_050, served.staleMillis(), "its age when served: 3 s old, plus the 50 ms waited");
+    assertEquals(2, asks.size());
+
+    asks.get(1).complete("leader on 1");
+    SharedAnswer.Served<String> next = get(1, Duration.ofMillis(50), false).join();
+    assertEquals(new SharedAnswer.Served<>("leader on 1", 0), next, "the new answer, current");
+  }
+
+  @Test
+  void aNewKeyWaitsForItsAskUnlessAnEarlierKeysAnswerMayServe() {
+    get(1);
+    asks.get(0).complete("table 1");
+
+    CompletableFuture<SharedAnswer.Served<String>> strict = get(2, Duration.ofMillis(20), false);
+    CompletableFuture<SharedAnswer.Served<String>> lenient = get(2, Duration.ofMillis(20), true);
+    assertEquals("table 1", lenient.join().answer(), "any key: the answer of key 1 serves a request of key 2");
+    assertFalse(strict.isDone(), "this key only: it waits for the ask of key 2");
+    assertEquals(2, asks.size(), "both share one ask of key 2");
+    asks.get(1).complete("table 2");
+    assertEquals(new SharedAnswer.Served<>("table 2", 0), strict.join());
+  }
+
   @Test
   void anAnswerTwiceMaxAgeOldServesNothing() {
     get(1);
@@ -99,5 +139,24 @@ class SharedAnswerTest {
     asks.get(2).completeExceptionally(new IllegalStateException("the singleton did not answer"));
     CompletionException failed = assertThrows(CompletionException.class, () -> next.toCompletableFuture().join());
     assertEquals("the singleton did not answer", failed.getCause().getMessage());
+  }
+
+  @Test
+  void afterAFailedAskTheEarlierAnswerStillServesAsStaleUntilMaxStale() {
+    get(1);
+    asks.get(0).complete("leader on 2");
+    nanos.addAndGet(2 * MAX_AGE.toNanos());
+    get(1); // too old to serve: a new ask, which fails
+    asks.get(1).completeExceptionally(new IllegalStateException("the singleton did not answer"));
+
+    SharedAnswer.Served<String> stale = get(1, Duration.ofMillis(20), false).join();
+    assertEquals(new SharedAnswer.Served<>("leader on 2", 2_020), stale, "served after 20 ms, 2.02 s old");
+    assertEquals(3, asks.size(), "while a new ask runs");
+
+    nanos.addAndGet(MAX_STALE.toNanos());
+    CompletableFuture<SharedAnswer.Served<String>> tooOld = get(1, Duration.ofMillis(20), false);
+    asks.get(2).completeExceptionally(new IllegalStateException("the singleton did not answer"));
+    CompletionException refused = assertThrows(CompletionException.class, tooOld::join);
+    assertEquals("the singleton did not answer", refused.getCause().getMessage(), "older than max-stale: not served");
   }
 }

@@ -22,6 +22,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -120,6 +121,15 @@ final class ReplicaFixture implements AutoCloseable {
     return Behaviors.setup(actor -> Behaviors.withStash(Integer.MAX_VALUE, stash -> behavior.apply(
         new ReplicaWiring(SHARD, brokerId, new LogOpener(logDir, LogSettings.defaults(), flusher), SETTINGS, registry,
             actor, clock.replicaClock(), timers, stash))));
+  }
+
+  /**
+   * What the replica last published for readers of roles only ({@link ReplicaRegistry#published}), read as the
+   * directory reads it: the replica registered under its shard.
+   */
+  Optional<ReplicaStatus> published() {
+    registry.put(SHARD, replica);
+    return registry.published(SHARD);
   }
 
   /** The replica's status; also a barrier: every message sent before it has been handled. */

@@ -16,6 +16,7 @@ import io.felix.protocol.replication.ReplicaFetchResult;
 import java.time.Duration;
 import java.util.List;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -134,6 +135,23 @@ class ShardFollowerTest extends ReplicaActorTest {
     replica.describe();
     assertEquals(List.of(), replica.sessions.drain());
     assertFalse(replica.timers.workRunning);
+  }
+
+  @Test
+  void aFollowerPublishesItsRoleOnceItFollowsAndWhenItIsFencedAboveTheEpochItFollows() {
+    replica.startFollower(following(3));
+    replica.sessions.nextFetch(LEADER);
+    replica.describe(); // a barrier: the follow's last step has run
+    ReplicaStatus following = replica.published().orElseThrow();
+    assertEquals(ReplicaRole.FOLLOWER, following.role());
+    assertEquals(3, following.promisedEpoch());
+
+    TestProbe<ReplicaStatus> fenced = kit.createTestProbe();
+    replica.tell(new ShardReplica.Fence(5, fenced.getRef()));
+    assertEquals(ReplicaRole.FENCED, fenced.receiveMessage().role());
+    ReplicaStatus published = replica.published().orElseThrow();
+    assertEquals(ReplicaRole.FENCED, published.role());
+    assertEquals(5, published.promisedEpoch());
   }
 
   @Test

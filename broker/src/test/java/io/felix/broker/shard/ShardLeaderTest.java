@@ -281,6 +281,36 @@ class ShardLeaderTest extends ReplicaActorTest {
   }
 
   @Test
+  void theLeaderPublishesItsRoleAndInSyncSetWheneverTheyChange() throws Exception {
+    leadWithBothFollowersInSync();
+    assertPublished(ReplicaRole.LEADER, List.of(LEADER, F2, F3));
+
+    replica.clock.advance(ReplicaFixture.ISR_MAX_LAG_TIME.plusSeconds(1)); // broker 3 stops fetching
+    replica.followerFetch(fetch(F2, 0, 0, -1, 0));
+    replica.tell(ShardReplica.Tick.WORK);
+    assertPublished(ReplicaRole.LEADER, List.of(LEADER, F2));
+
+    replica.followerFetch(fetch(F3, 0, 0, -1, 0)); // caught up again
+    assertPublished(ReplicaRole.LEADER, List.of(LEADER, F2, F3));
+
+    TestProbe<ReplicaStatus> fenced = kit.createTestProbe();
+    replica.tell(new ShardReplica.Fence(1, fenced.getRef()));
+    assertEquals(ReplicaRole.FENCED, fenced.receiveMessage().role());
+    assertEquals(ReplicaRole.FENCED, replica.published().orElseThrow().role());
+  }
+
+  /** What the leader published is its current role and in-sync set, as it describes them itself. */
+  private void assertPublished(ReplicaRole role, List<Integer> inSync) {
+    ReplicaStatus described = replica.describe();
+    assertEquals(role, described.role());
+    assertEquals(inSync, described.inSync());
+    ReplicaStatus published = replica.published().orElseThrow();
+    assertEquals(role, published.role());
+    assertEquals(inSync, published.inSync());
+    assertEquals(described.promisedEpoch(), published.promisedEpoch());
+  }
+
+  @Test
   void aFollowerLaggingPastTheRecordBoundLeavesTheInSyncSet() throws Exception {
     leadWithBothFollowersInSync();
 

@@ -21,8 +21,9 @@ import org.apache.pekko.actor.typed.javadsl.StashBuffer;
  * <p>Why off the actor's thread: opening reads the log's files (recovery of its last segment, its epochs and
  * producer state), and thousands of replicas start together (a stream of 10,000 shards created, a broker restarted).
  * On the replica dispatcher, which has one thread per core, those opens would hold every replica of the broker
- * until they are all done; on the blocking-IO dispatcher they run many at a time, and the replicas already open
- * keep serving.
+ * until they are all done; on their own dispatcher (felix.replica-open-dispatcher) they run many at a time, the
+ * replicas already open keep serving, and their state writes (on the blocking-IO dispatcher) do not wait behind
+ * the opens still queued.
  *
  * <p>The stash is as unbounded as the mailbox the messages would otherwise have waited in: nothing is dropped, and
  * the wait lasts one open. A client's produce is the exception: it is answered at once
@@ -32,6 +33,10 @@ final class OpeningReplica extends AbstractBehavior<ShardReplica.Command> {
 
   /** The log opened ({@code opened}), or could not be ({@code failure}). */
   record LogOpened(ReplicaWiring.OpenedLog opened, String failure) implements ShardReplica.Command {}
+
+  /** Where logs open: not behind the blocking-IO dispatcher's state writes, nor those behind opens (reference.conf). */
+  private static final DispatcherSelector OPEN_DISPATCHER =
+      DispatcherSelector.fromConfig("felix.replica-open-dispatcher");
 
   private final ReplicaWiring wiring;
   private final ShardAssignment assignment;
@@ -52,7 +57,7 @@ final class OpeningReplica extends AbstractBehavior<ShardReplica.Command> {
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
-    }, wiring.actor().getSystem().dispatchers().lookup(DispatcherSelector.blocking()));
+    }, wiring.actor().getSystem().dispatchers().lookup(OPEN_DISPATCHER));
     wiring.actor().pipeToSelf(opening, (opened, failure) -> new LogOpened(opened, failure == null ? null
         : ShardReplica.causeOf(failure).getMessage()));
   }

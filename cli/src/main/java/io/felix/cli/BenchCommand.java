@@ -98,6 +98,10 @@ public final class BenchCommand {
           description = "records of the quorum produce (default ${DEFAULT-VALUE})") long records,
       @Option(names = "--idle", defaultValue = "30s", converter = Converters.PositiveDuration.class,
           description = "how long idle CPU is measured (default ${DEFAULT-VALUE})") Duration idle,
+      @Option(names = "--settle", defaultValue = "2m", converter = Converters.PositiveDuration.class,
+          description = "how long after the restart idle CPU starts being measured: past the restart's own work and"
+              + " the idle close of every log's files (felix.log.idle-file-close, 60 s) (default ${DEFAULT-VALUE})")
+      Duration settle,
       @Option(names = "--dir", defaultValue = "data/bench-scale",
           description = "where the brokers keep data and logs; wiped first (default ${DEFAULT-VALUE})") Path dir)
       throws Exception {
@@ -105,7 +109,7 @@ public final class BenchCommand {
       throw new picocli.CommandLine.ParameterException(spec.commandLine(),
           "--shards, --streams and --records must be positive");
     }
-    return new ScaleBench(new ScaleBench.Settings(dir, shards, streams, records, idle), System.out).run() ? 0 : 1;
+    return new ScaleBench(new ScaleBench.Settings(dir, shards, streams, records, idle, settle), System.out).run() ? 0 : 1;
   }
 
   @Command(name = "failover", mixinStandardHelpOptions = true,

@@ -300,14 +300,15 @@ public final class AdminRoutes extends AllDirectives {
    * GET /v1/streams: the singleton's streams (a small answer, see {@link StreamList}) and, for their
    * under-replicated shards, the status of every replica in this broker's own assignment table. The singleton's
    * whole view would carry every shard across Artery for each list, and a list polled during a 10,000-shard
-   * creation waited behind it. A stream too new for this broker's table shows no under-replicated shard yet.
+   * creation waited behind it. A stream too new for this broker's table shows every shard under-replicated.
    */
   private Route listStreams() {
     return requests.withSharedStreams(list -> onSuccess(localTable(), table -> onSuccess(everyStatusOf(table),
         statuses -> requests.okList(AdminJson.streams(list.answer().streams(),
-            UnderReplication.perStream(table.shards().values(), statuses.answer())),
+            UnderReplication.perListedStream(list.answer().streams(), table, statuses.answer())),
             Math.max(list.staleMillis(), statuses.staleMillis())))));
   }
+
 
   /** This broker's assignment table (its holder answers at once: it is on this broker). */
   private CompletionStage<AssignmentTable> localTable() {

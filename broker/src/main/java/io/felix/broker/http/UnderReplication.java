@@ -1,7 +1,9 @@
 package io.felix.broker.http;
 
+import io.felix.broker.assignment.AssignmentTable;
 import io.felix.broker.assignment.ShardAssignment;
 import io.felix.broker.assignment.ShardId;
+import io.felix.broker.control.ControlState.StreamRecord;
 import io.felix.broker.shard.ReplicaRole;
 import io.felix.broker.shard.ReplicaStatus;
 import java.util.ArrayList;
@@ -9,6 +11,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.stream.IntStream;
 
 /**
  * Which shards are under-replicated, from what their replicas answered (DescribeReplica): a shard is when its
@@ -44,6 +47,22 @@ final class UnderReplication {
       }
     }
     out.values().forEach(list -> list.sort(null));
+    return out;
+  }
+
+  /**
+   * Per listed stream with at least one, its under-replicated shard numbers: from {@link #perStream} over this broker's
+   * {@code table}, and every shard of a stream the table does not have yet (its replicas are not known to be in
+   * sync, nor even started).
+   */
+  static Map<String, List<Integer>> perListedStream(List<StreamRecord> listed, AssignmentTable table,
+      Map<ShardId, Map<Integer, ReplicaStatus>> statuses) {
+    Map<String, List<Integer>> out = perStream(table.shards().values(), statuses);
+    for (StreamRecord stream : listed) {
+      if (!table.streams().containsKey(stream.name())) {
+        out.put(stream.name(), IntStream.range(0, stream.shards()).boxed().toList());
+      }
+    }
     return out;
   }
 

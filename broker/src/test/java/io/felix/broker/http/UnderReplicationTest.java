@@ -4,12 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.felix.broker.assignment.AssignmentTable;
 import io.felix.broker.assignment.ShardAssignment;
 import io.felix.broker.assignment.ShardId;
+import io.felix.broker.control.ControlState.StreamRecord;
 import io.felix.broker.shard.ReplicaRole;
 import io.felix.broker.shard.ReplicaStatus;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 /** A shard is under-replicated when its leader does not lead, or a replica is missing, failed or out of sync. */
@@ -49,6 +52,17 @@ class UnderReplicationTest {
     assertTrue(UnderReplication.of(LED_BY_0, Map.of(0, ReplicaStatus.failed(ORDERS_0, 0), 1, follower(ORDERS_0, 1),
         2, follower(ORDERS_0, 2))));
     assertTrue(UnderReplication.of(LED_BY_0, Map.of(1, follower(ORDERS_0, 1), 2, follower(ORDERS_0, 2))));
+  }
+
+  @Test
+  void aListedStreamThisBrokersTableDoesNotHaveYetHasEveryShardUnderReplicated() {
+    AssignmentTable table = new AssignmentTable(7, Map.of(), Map.of("orders", 1), new TreeMap<>(Map.of(ORDERS_0,
+        LED_BY_0)));
+    Map<ShardId, Map<Integer, ReplicaStatus>> statuses = Map.of(ORDERS_0, Map.of(0, leader(ORDERS_0, 0, 0, 1, 2),
+        1, follower(ORDERS_0, 1), 2, follower(ORDERS_0, 2)));
+    List<StreamRecord> listed = List.of(new StreamRecord("orders", 1, 3, null),
+        new StreamRecord("clicks", 3, 3, null));
+    assertEquals(Map.of("clicks", List.of(0, 1, 2)), UnderReplication.perListedStream(listed, table, statuses));
   }
 
   @Test

@@ -1,13 +1,17 @@
 package io.felix.loadgen.bench;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.felix.client.admin.AdminClient;
 import io.felix.launcher.LocalCluster;
+import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
-import java.time.Duration;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -21,6 +25,7 @@ final class AdminPoller implements AutoCloseable {
 
   static final Duration TIMEOUT = Duration.ofSeconds(5);
   static final Duration SLOW = Duration.ofSeconds(1);
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   private final Duration period;
   private final Histogram latencies = new Histogram(TIMEOUT.toMillis() * 2, 3);
@@ -28,6 +33,9 @@ final class AdminPoller implements AutoCloseable {
   private final List<Thread> threads = new ArrayList<>();
   /** Per phase, per outcome ("200", "503", "timed out", ...), the polls slower than {@link #SLOW}. */
   private final Map<String, Map<String, Integer>> slow = new TreeMap<>();
+  /** When a poll first showed the watched stream with every shard led and in sync since {@link #watch}; 0: not yet. */
+  private final AtomicLong firstInSyncNanos = new AtomicLong();
+  private volatile String watched;
   private volatile String phase = "start";
   private volatile boolean paused;
   private volatile boolean stopped;
@@ -57,6 +65,7 @@ final class AdminPoller implements AutoCloseable {
           AdminClient admin = local.admin(broker);
           AdminClient.Reply reply = admin.get("/v1/streams");
           outcome = Integer.toString(reply.status());
+          noteInSync(reply, start);
           millis = Math.min(TIMEOUT.toMillis(), (System.nanoTime() - start) / 1_000_000);
           if (!reply.ok()) {
             failures.incrementAndGet();
@@ -87,6 +96,40 @@ final class AdminPoller implements AutoCloseable {
         }
       }
     }
+  }
+
+  /**
+   * From now on, notes when a poll first shows {@code stream} with no under-replicated shard: every shard's assigned
+   * leader leads, with every replica in its in-sync set. A list served stale (an {@code Age} header) does not count.
+   */
+  void watch(String stream) {
+    firstInSyncNanos.set(0);
+    watched = stream;
+  }
+
+  private void noteInSync(AdminClient.Reply reply, long askedAtNanos) throws IOException {
+    String stream = watched;
+    if (stream == null || !reply.ok() || reply.stale()) {
+      return;
+    }
+    for (JsonNode listed : JSON.readTree(reply.body())) {
+      if (stream.equals(listed.path("name").asText()) && listed.path("under_replicated_shards").isEmpty()) {
+        firstInSyncNanos.compareAndSet(0, askedAtNanos);
+      }
+    }
+  }
+
+  /**
+   * Waits up to {@code bound} for a poll to show the watched stream led and in sync; when the first one that did was
+   * sent ({@link System#nanoTime}), if one did.
+   */
+  Optional<Long> awaitInSync(Duration bound) throws InterruptedException {
+    long deadline = System.nanoTime() + bound.toNanos();
+    while (firstInSyncNanos.get() == 0 && System.nanoTime() < deadline) {
+      Thread.sleep(period.toMillis());
+    }
+    long at = firstInSyncNanos.get();
+    return at == 0 ? Optional.empty() : Optional.of(at);
   }
 
   /** Names what the bench does from now on, for the count of slow polls. */

@@ -14,8 +14,15 @@ import java.time.Duration;
  */
 public final class AdminClient {
 
-  /** One answer: the HTTP status and the body. */
-  public record Reply(int status, String body) {
+  /**
+   * One answer: the HTTP status, the body, and whether the broker served an earlier answer because a current one took
+   * too long (its {@code Age} header: the admin API's lists do so while the cluster is slow).
+   */
+  public record Reply(int status, String body, boolean stale) {
+
+    public Reply(int status, String body) {
+      this(status, body, false);
+    }
 
     public boolean ok() {
       return status / 100 == 2;
@@ -126,6 +133,6 @@ public final class AdminClient {
 
   private Reply send(HttpRequest.Builder request) throws IOException, InterruptedException {
     HttpResponse<String> r = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
-    return new Reply(r.statusCode(), r.body());
+    return new Reply(r.statusCode(), r.body(), r.headers().firstValue("Age").isPresent());
   }
 }

@@ -159,22 +159,21 @@ public final class DirectoryProbe implements ReplicaProbe {
   }
 
   private ActorRef<ReplicaDirectory.Command> directoryOf(int brokerId) {
-    ActorRef<ReplicaDirectory.Command> known = byBroker.get(brokerId);
-    if (known != null) {
-      return known;
-    }
-    Map<Integer, ActorRef<ReplicaDirectory.Command>> resolved = resolve(context.getSystem(), directories);
-    byBroker.putAll(resolved);
-    return resolved.get(brokerId);
+    return actorOf(brokerId, byBroker, directories);
   }
 
   private ActorRef<ReplicaRoleBoard.Command> boardOf(int brokerId) {
-    ActorRef<ReplicaRoleBoard.Command> known = boardByBroker.get(brokerId);
-    if (known != null) {
-      return known;
+    return actorOf(brokerId, boardByBroker, boards);
+  }
+
+  /** The broker's actor among {@code listed}, resolved once and then kept in {@code known}; null if not listed. */
+  private <T> ActorRef<T> actorOf(int brokerId, Map<Integer, ActorRef<T>> known, Set<ActorRef<T>> listed) {
+    ActorRef<T> found = known.get(brokerId);
+    if (found != null) {
+      return found;
     }
-    Map<Integer, ActorRef<ReplicaRoleBoard.Command>> resolved = resolve(context.getSystem(), boards);
-    boardByBroker.putAll(resolved);
+    Map<Integer, ActorRef<T>> resolved = resolve(context.getSystem(), listed);
+    known.putAll(resolved);
     return resolved.get(brokerId);
   }
 

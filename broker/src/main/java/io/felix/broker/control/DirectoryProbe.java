@@ -81,21 +81,21 @@ public final class DirectoryProbe implements ReplicaProbe {
 
   @Override
   public boolean describe(int brokerId, ShardId shard) {
-    if (directoryOf(brokerId) == null) {
-      return false;
-    }
-    describes.computeIfAbsent(brokerId, b -> new LinkedHashSet<>()).add(shard);
-    return true;
+    return queue(directoryOf(brokerId) != null, describes, brokerId, shard);
   }
 
   /** Role questions go to the brokers' role boards under negative request ids: {@link #answersRolesOnly}. */
   @Override
   public boolean describeRole(int brokerId, ShardId shard) {
-    if (boardOf(brokerId) == null) {
-      return false;
+    return queue(boardOf(brokerId) != null, roleDescribes, brokerId, shard);
+  }
+
+  /** Queues a question about {@code shard} for the broker's next message, if its actor is known. */
+  private static boolean queue(boolean known, Map<Integer, Set<ShardId>> questions, int brokerId, ShardId shard) {
+    if (known) {
+      questions.computeIfAbsent(brokerId, b -> new LinkedHashSet<>()).add(shard);
     }
-    roleDescribes.computeIfAbsent(brokerId, b -> new LinkedHashSet<>()).add(shard);
-    return true;
+    return known;
   }
 
   @Override
@@ -113,18 +113,18 @@ public final class DirectoryProbe implements ReplicaProbe {
     });
     describes.forEach((brokerId, shards) -> {
       ActorRef<ReplicaDirectory.Command> directory = directoryOf(brokerId);
-      List<ShardId> all = new ArrayList<>(shards);
-      for (int from = 0; from < all.size() && directory != null; from += MAX_SHARDS_PER_MESSAGE) {
-        directory.tell(new ReplicaDirectory.DescribeReplicas(nextRequestId++,
-            all.subList(from, Math.min(all.size(), from + MAX_SHARDS_PER_MESSAGE)), timeoutMillis, answers));
+      for (List<ShardId> part : parts(shards)) {
+        if (directory != null) {
+          directory.tell(new ReplicaDirectory.DescribeReplicas(nextRequestId++, part, timeoutMillis, answers));
+        }
       }
     });
     roleDescribes.forEach((brokerId, shards) -> {
       ActorRef<ReplicaRoleBoard.Command> board = boardOf(brokerId);
-      List<ShardId> all = new ArrayList<>(shards);
-      for (int from = 0; from < all.size() && board != null; from += MAX_SHARDS_PER_MESSAGE) {
-        board.tell(new ReplicaRoleBoard.DescribeRoles(-(nextRequestId++),
-            all.subList(from, Math.min(all.size(), from + MAX_SHARDS_PER_MESSAGE)), answers));
+      for (List<ShardId> part : parts(shards)) {
+        if (board != null) {
+          board.tell(new ReplicaRoleBoard.DescribeRoles(-(nextRequestId++), part, answers));
+        }
       }
     });
     fences.clear();
@@ -140,6 +140,16 @@ public final class DirectoryProbe implements ReplicaProbe {
   public Map<ShardId, Long> answered(long requestId) {
     Map<ShardId, Long> epochs = fencesInFlight.remove(requestId);
     return epochs == null ? Map.of() : epochs;
+  }
+
+  /** The shards in order, cut into messages of at most {@link #MAX_SHARDS_PER_MESSAGE}. */
+  private static List<List<ShardId>> parts(Set<ShardId> shards) {
+    List<ShardId> all = new ArrayList<>(shards);
+    List<List<ShardId>> parts = new ArrayList<>();
+    for (int from = 0; from < all.size(); from += MAX_SHARDS_PER_MESSAGE) {
+      parts.add(all.subList(from, Math.min(all.size(), from + MAX_SHARDS_PER_MESSAGE)));
+    }
+    return parts;
   }
 
   private static List<Map<ShardId, Long>> parts(Map<ShardId, Long> epochs) {

@@ -100,17 +100,31 @@ final class BrokerSupervision {
    * gracefully) and SIGKILL after 20 s. Returns false when no broker process was running.
    */
   boolean stop(int id) throws IOException, InterruptedException {
+    Optional<ProcessHandle> process = signalStop(id);
+    if (process.isEmpty()) {
+      return false;
+    }
+    awaitStopped(id, process.get());
+    return true;
+  }
+
+  /**
+   * The first half of {@link #stop}: marks broker N stopped, ends its supervisor and sends SIGTERM, without waiting;
+   * the broker process signalled, if one was running. {@link #awaitStopped} waits for it.
+   */
+  Optional<ProcessHandle> signalStop(int id) throws IOException {
     Files.createDirectories(layout.brokerDir(id));
     Files.writeString(layout.stoppedMark(id), "");
     LocalProcess supervisor = LocalProcess.supervisor(layout, id);
     supervisor.handle().ifPresent(ProcessHandle::destroy);
     supervisor.forget();
     Optional<ProcessHandle> handle = broker(id).handle();
-    if (handle.isEmpty()) {
-      return false;
-    }
-    ProcessHandle process = handle.get();
-    process.destroy();
+    handle.ifPresent(ProcessHandle::destroy);
+    return handle;
+  }
+
+  /** The second half of {@link #stop}: waits for the signalled broker N to exit, SIGKILLing it after 20 s. */
+  void awaitStopped(int id, ProcessHandle process) throws InterruptedException {
     try {
       process.onExit().get(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException slow) {
@@ -122,7 +136,6 @@ final class BrokerSupervision {
       throw new IllegalStateException(cannotHappen);
     }
     say.println("felix: stopped broker " + id + " (pid " + process.pid() + ")");
-    return true;
   }
 
   /** SIGKILLs broker N; its supervisor starts it again. */

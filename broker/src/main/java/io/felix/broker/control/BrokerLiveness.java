@@ -4,6 +4,7 @@ import io.felix.broker.assignment.BrokerRole;
 import io.felix.broker.assignment.ShardAssignment;
 import io.felix.broker.assignment.ShardId;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -66,6 +67,8 @@ final class BrokerLiveness {
   /** Brokers lost because a majority suspects them (logged once when they became so). */
   private final Set<Integer> suspectedLost = new HashSet<>();
   private boolean membershipSeen;
+  /** Until when the cluster counts as starting (see {@link #clusterStarting}); 0: it does not. */
+  private long startingUntilMillis;
 
   BrokerLiveness(ControlSettings settings, Clock clock, Logger log) {
     this.settings = settings;
@@ -138,9 +141,38 @@ final class BrokerLiveness {
             + " silent; {} leaders): its shards fail over now", id, suspecting, led);
       }
     }
+    if (!membershipSeen) {
+      noticeClusterStart(state, usable.size(), now);
+    } else if (startingUntilMillis > 0 && now >= startingUntilMillis) {
+      startingUntilMillis = 0;
+      log.info("Cluster start grace over: failover rounds promote once a majority of a shard's replicas answered");
+    }
     membershipSeen = true;
     available.clear();
     available.addAll(usable);
+  }
+
+  /**
+   * At this singleton's first look: most of the brokers its state knows are not up, so the whole cluster is starting
+   * (every broker restarted), not a singleton taking over a running cluster.
+   */
+  private void noticeClusterStart(ControlState state, int up, long now) {
+    int known = state.brokers().size();
+    Duration grace = settings.clusterStartGrace();
+    if (grace.isZero() || known < 2 || up * 2 > known) {
+      return;
+    }
+    startingUntilMillis = now + grace.toMillis();
+    log.info("The cluster is starting ({} of {} brokers up): for up to {} a failover round waits for every replica's"
+        + " answer, so that leaders are chosen over every broker", up, known, grace);
+  }
+
+  /**
+   * Whether the cluster is starting: this singleton found most brokers missing at its first look, less than
+   * felix.control.cluster-start-grace ago. Failover rounds then wait for every replica ({@link FailoverRounds}).
+   */
+  boolean clusterStarting() {
+    return startingUntilMillis > 0 && clock.millis() < startingUntilMillis;
   }
 
   /**

@@ -9,8 +9,8 @@ import java.time.Duration;
 
 /** The placement singleton's timers and limits, from {@code felix.control}. */
 public record ControlSettings(
-    Duration placementInterval, Duration failoverTimeout, Duration moveStallTimeout, Duration moveFenceTimeout,
-    long moveCatchUpLag,
+    Duration placementInterval, Duration failoverTimeout, Duration clusterStartGrace, Duration moveStallTimeout,
+    Duration moveFenceTimeout, long moveCatchUpLag,
     int maxConcurrentMoves, int maxMovesPerBroker, Duration replicaTimeout, Duration registerInterval,
     Duration progressInterval, Duration probeInterval, int snapshotEvery, int recentMoves, Strategy strategy,
     Duration journalRestartMinBackoff, Duration journalRestartMaxBackoff, StreamLimits streamLimits,
@@ -19,6 +19,10 @@ public record ControlSettings(
   public ControlSettings {
     ConfigChecks.positive("felix.control.placement-interval", placementInterval);
     ConfigChecks.positive("felix.control.failover-timeout", failoverTimeout);
+    if (clusterStartGrace.isNegative()) {
+      throw new ConfigException.BadValue("felix.control.cluster-start-grace", "must be >= 0 (0 = off), got "
+          + clusterStartGrace);
+    }
     ConfigChecks.positive("felix.control.move-stall-timeout", moveStallTimeout);
     ConfigChecks.positive("felix.control.move-fence-timeout", moveFenceTimeout);
     ConfigChecks.positive("felix.control.replica-timeout", replicaTimeout);
@@ -59,7 +63,7 @@ public record ControlSettings(
       throw new ConfigException.BadValue("felix.control.strategy", e.getMessage());
     }
     return new ControlSettings(
-        c.getDuration("placement-interval"), c.getDuration("failover-timeout"),
+        c.getDuration("placement-interval"), c.getDuration("failover-timeout"), c.getDuration("cluster-start-grace"),
         c.getDuration("move-stall-timeout"), c.getDuration("move-fence-timeout"),
         c.getLong("move-catch-up-lag"), c.getInt("max-concurrent-moves"), c.getInt("max-moves-per-broker"),
         c.getDuration("replica-timeout"), c.getDuration("register-interval"), c.getDuration("progress-interval"),

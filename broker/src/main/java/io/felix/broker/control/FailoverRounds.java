@@ -44,6 +44,10 @@ import java.util.stream.Collectors;
  *   <tr><td>fencing at e</td><td>every replica of the set answered, each recovering with an empty log (a new
  *       shard whose first leader died before its followers' first fetch)</td><td>as for a quorum: no record is held
  *       anywhere, and waiting would leave the shard without a leader for ever</td></tr>
+ *   <tr><td>fencing at e</td><td>every replica of the set answered, some not recovering, and each recovering one with
+ *       an empty log (a new shard whose first leader took writes and restarted before its followers' first
+ *       fetch)</td><td>as for a quorum among those not recovering: whatever survives anywhere is on them, and
+ *       waiting brings nothing back (one WARN line per progress, with the count)</td></tr>
  *   <tr><td>fencing at e</td><td>a quorum answered</td><td>{@link MoveAborted} at e if a move was in flight,
  *       then {@link LeaderPromoted} at e of the replica the library's rule chooses; the round ends</td></tr>
  *   <tr><td>fencing at e</td><td>a quorum answered but no answering replica may lead</td><td>warn; the round
@@ -63,6 +67,8 @@ final class FailoverRounds {
   private final Map<ShardId, Round> rounds = new HashMap<>();
   /** Per shard with a round, the highest epoch a replica reported promising: the next round goes above it. */
   private final Map<ShardId, Long> promised = new HashMap<>();
+  /** The shards of this progress call ready without a quorum of replicas that can vouch (see {@link #quorum}). */
+  private final List<ShardId> withoutQuorum = new ArrayList<>();
 
   FailoverRounds(ProbeContext context) {
     this.context = context;
@@ -88,6 +94,16 @@ final class FailoverRounds {
    * @return the events the answers so far justify, in the order of the shards
    */
   List<PlacementEvent> progress(ControlState state, Set<Integer> available, Set<ShardId> due) {
+    return progress(state, available, due, false);
+  }
+
+  /**
+   * As {@link #progress(ControlState, Set, Set)}; with {@code waitForEveryReplica} (the cluster is starting, see
+   * {@link BrokerLiveness#clusterStarting}) a round promotes only once every replica of its set answered, so that the
+   * promotions can spread leaders over every broker rather than over the first ones up.
+   */
+  List<PlacementEvent> progress(ControlState state, Set<Integer> available, Set<ShardId> due,
+      boolean waitForEveryReplica) {
     due = new HashSet<>(due);
     due.addAll(unfinished(state));
     rounds.keySet().retainAll(due);
@@ -117,7 +133,8 @@ final class FailoverRounds {
             epoch, a.leader());
         continue;
       }
-      Optional<Ready> quorum = quorum(a, round);
+      Optional<Ready> quorum = waitForEveryReplica && !round.fenced().keySet().containsAll(a.replicas())
+          ? Optional.empty() : quorum(a, round);
       if (quorum.isPresent()) {
         ready.add(quorum.get());
       } else {
@@ -127,6 +144,13 @@ final class FailoverRounds {
     if (started > 0) {
       context.log().info("Failover: {} shards start a round (fencing their replicas on brokers {}); {} wait for"
           + " fence answers, {} have a quorum", started, fencedBrokers, waiting, ready.size());
+    }
+    if (!withoutQuorum.isEmpty()) {
+      context.log().warn("Failover: {} shards get a leader without a majority that can vouch for it: every replica"
+          + " answered, and the others hold nothing (they never caught up with a leader, or lost their data); records"
+          + " committed only on replicas that lost their data cannot come back ({})", withoutQuorum.size(),
+          withoutQuorum.size() <= 5 ? withoutQuorum : withoutQuorum.subList(0, 5) + " and more");
+      withoutQuorum.clear();
     }
     return ready.isEmpty() ? List.of() : promote(state, available, ready, now);
   }
@@ -156,16 +180,25 @@ final class FailoverRounds {
     List<ReplicaStatus> sound = round.fenced().values().stream().filter(r -> r.hosted() && !r.failed()).toList();
     List<ReplicaStatus> fenced = sound.stream().filter(r -> !r.recovering()).toList();
     if (fenced.size() < a.quorumSize()) {
-      if (!everyReplicaAnsweredEmpty(a, sound)) {
+      if (everyReplicaAnsweredEmpty(a, sound)) {
+        // No replica can vouch, but none holds anything either: no record survives anywhere that waiting could
+        // bring back (a new shard whose first leader died before its followers' first fetch, say). Waiting would
+        // leave the shard without a leader for ever; the promoted replica leads provisionally (see LeadRule).
+        context.log().info("Shard {}: every replica {} answered the fence at epoch {} with an empty log, none yet"
+            + " caught up with a leader; no record is held anywhere, so one is promoted", a.id(), a.replicas(),
+            round.epoch());
+        fenced = sound;
+      } else if (fenced.isEmpty() || !everyOtherAnsweredEmpty(a, sound)) {
         return Optional.empty();
+      } else {
+        // Every replica answered, and those that cannot vouch (they never caught up with a leader, or lost their
+        // data) hold nothing: whatever survives anywhere is on the others, and waiting brings nothing back. A new
+        // shard whose first leader took writes and restarted before its followers' first fetch ends here.
+        withoutQuorum.add(a.id());
+        context.log().debug("Shard {}: every replica {} answered the fence at epoch {}; only {} hold records and"
+            + " can vouch, the others hold nothing: the best of them is promoted", a.id(), a.replicas(),
+            round.epoch(), fenced.stream().map(ReplicaStatus::brokerId).toList());
       }
-      // No replica can vouch, but none holds anything either: no record survives anywhere that waiting could bring
-      // back (a new shard whose first leader died before its followers' first fetch, say). Waiting would leave the
-      // shard without a leader for ever; the promoted replica leads provisionally (see LeadRule).
-      context.log().info("Shard {}: every replica {} answered the fence at epoch {} with an empty log, none yet"
-          + " caught up with a leader; no record is held anywhere, so one is promoted", a.id(), a.replicas(),
-          round.epoch());
-      fenced = sound;
     }
     ReplicaStatus best = fenced.stream().max(ReplicaStatus::compareLog).orElseThrow();
     Set<Integer> inSync = fenced.stream().filter(r -> r.compareLog(best) == 0).map(ReplicaStatus::brokerId)
@@ -213,6 +246,16 @@ final class FailoverRounds {
           r.fenced(), a.replicas().size(), epoch, step.get().to(), r.best().logEndOffset(), r.best().lastEpoch());
     }
     return events;
+  }
+
+  /**
+   * Whether every replica of the set answered this round and each that cannot vouch (recovering) holds nothing: an
+   * empty log that never held a record.
+   */
+  private static boolean everyOtherAnsweredEmpty(ShardAssignment a, List<ReplicaStatus> answers) {
+    return answers.stream().map(ReplicaStatus::brokerId).collect(Collectors.toSet()).containsAll(a.replicas())
+        && answers.stream().filter(ReplicaStatus::recovering)
+            .allMatch(r -> r.logEndOffset() == 0 && r.lastEpoch() < 0);
   }
 
   /** Whether every replica of the set answered this round, each with a log that never held a record. */

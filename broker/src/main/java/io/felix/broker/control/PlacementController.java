@@ -559,7 +559,7 @@ public final class PlacementController
     leaders.ask(state, available);
     Set<ShardId> failingOver = failingOver(state);
     List<PlacementEvent> events = new ArrayList<>();
-    List<PlacementEvent> failover = failovers.progress(state, available, failingOver);
+    List<PlacementEvent> failover = failovers.progress(state, available, failingOver, liveness.clusterStarting());
     if (!failover.isEmpty()) {
       events.add(PlacementEvent.FailoverDecided.of(failover));
     }

@@ -10,6 +10,7 @@ import io.felix.broker.assignment.ShardId;
 import io.felix.broker.control.BrokerLiveness.BrokerMember;
 import io.felix.broker.control.BrokerLiveness.FailoverDone;
 import io.felix.broker.control.PlacementEvent.LeaderPromoted;
+import com.typesafe.config.ConfigFactory;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -71,6 +72,36 @@ class BrokerLivenessTest {
     assertTrue(liveness.needsFailover(ledBy(2)), "never seen: already lost for the whole failover timeout");
     assertFalse(liveness.needsFailover(ledBy(1)), "a member, unreachable: lost from now on");
     assertFalse(liveness.needsFailover(ledBy(0)), "first seen up: a first sighting is no restart");
+  }
+
+  @Test
+  void aSingletonThatFindsMostBrokersMissingAtItsFirstLookCountsTheClusterAsStartingForTheGrace() {
+    long grace = PlacementDecisionsTest.SETTINGS.clusterStartGrace().toMillis();
+    liveness.refresh(state, List.of(up(0, 1)));
+    assertTrue(liveness.clusterStarting(), "one of three brokers up: every broker restarted");
+
+    liveness.refresh(state, List.of(up(0, 1), up(1, 1), up(2, 1)));
+    clock.advance(grace - 1);
+    liveness.refresh(state, List.of(up(0, 1), up(1, 1), up(2, 1)));
+    assertTrue(liveness.clusterStarting());
+    clock.advance(1);
+    liveness.refresh(state, List.of(up(0, 1), up(1, 1), up(2, 1)));
+    assertFalse(liveness.clusterStarting());
+  }
+
+  @Test
+  void aSingletonThatTakesOverFromAMajorityOfBrokersUpDoesNotWaitForTheOthers() {
+    liveness.refresh(state, List.of(up(0, 1), up(1, 1)));
+    assertFalse(liveness.clusterStarting(), "the singleton moved: its old host is the one missing");
+  }
+
+  @Test
+  void noClusterStartGraceWhenItIsTurnedOff() {
+    ControlSettings off = ControlSettings.fromConfig(ConfigFactory.parseString("felix.control.cluster-start-grace = 0s")
+        .withFallback(ConfigFactory.defaultReference()));
+    BrokerLiveness withoutGrace = new BrokerLiveness(off, clock, LoggerFactory.getLogger(BrokerLivenessTest.class));
+    withoutGrace.refresh(state, List.of(up(0, 1)));
+    assertFalse(withoutGrace.clusterStarting());
   }
 
   @Test

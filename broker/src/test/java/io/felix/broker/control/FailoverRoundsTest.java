@@ -70,6 +70,35 @@ class FailoverRoundsTest {
   }
 
   @Test
+  void whileTheClusterStartsARoundPromotesOnlyOnceEveryReplicaAnsweredEvenTheOneThatLed() {
+    Set<Integer> everyone = Set.copyOf(shard.replicas());
+    rounds.progress(state, everyone, Set.of(SHARD), true);
+    rounds.answered(holding(SHARD, survivors.get(0), 1, 40), 2);
+    rounds.answered(holding(SHARD, survivors.get(1), 1, 45), 2);
+    clock.advance(10);
+    assertEquals(List.of(), rounds.progress(state, everyone, Set.of(SHARD), true),
+        "a majority answered, but the leader that restarted has not yet: no promotion while the cluster starts");
+
+    rounds.answered(holding(SHARD, lost, 1, 40), 2);
+    clock.advance(10);
+    assertEquals(List.of(new LeaderPromoted(SHARD, survivors.get(1), 2, lost)),
+        rounds.progress(state, everyone, Set.of(SHARD), true));
+  }
+
+  @Test
+  void onceTheClusterStartGraceIsOverAMajorityOfAnswersPromotesAgain() {
+    Set<Integer> everyone = Set.copyOf(shard.replicas());
+    rounds.progress(state, everyone, Set.of(SHARD), true);
+    rounds.answered(holding(SHARD, survivors.get(0), 1, 40), 2);
+    rounds.answered(holding(SHARD, survivors.get(1), 1, 45), 2);
+    clock.advance(10);
+    assertEquals(List.of(), rounds.progress(state, everyone, Set.of(SHARD), true));
+
+    assertEquals(List.of(new LeaderPromoted(SHARD, survivors.get(1), 2, lost)),
+        rounds.progress(state, everyone, Set.of(SHARD), false));
+  }
+
+  @Test
   void aLaterLastEpochWinsOverALongerLog() {
     rounds.progress(state, available, Set.of(SHARD));
     // The longer log ends in a tail of epoch 0 that was never committed; the other holds epoch 1's records.
@@ -126,6 +155,36 @@ class FailoverRoundsTest {
     LeaderPromoted promoted = (LeaderPromoted) events.get(0);
     assertEquals(2, promoted.epoch());
     assertTrue(shard.replicas().contains(promoted.leader()), "promoted " + promoted);
+  }
+
+  @Test
+  void aNewShardsFirstLeaderThatTookWritesIsPromotedAgainOnceEveryReplicaAnsweredAndTheOthersHoldNothing() {
+    // Broker `lost` led epoch 1 and appended a record its followers never fetched; it restarted (the round fences
+    // it too). The followers never caught up with a leader: recovering, empty. No majority can vouch, yet every
+    // replica answered and only the old leader holds anything: waiting would leave the shard leaderless for ever.
+    Set<Integer> everyone = Set.copyOf(shard.replicas());
+    rounds.progress(state, everyone, Set.of(SHARD));
+    rounds.answered(recovering(SHARD, survivors.get(0), 0), 2);
+    rounds.answered(holding(SHARD, lost, 1, 1), 2);
+    clock.advance(10);
+    assertEquals(List.of(), rounds.progress(state, everyone, Set.of(SHARD)),
+        "a replica has not answered yet: it might hold what the others lack");
+
+    rounds.answered(recovering(SHARD, survivors.get(1), 0), 2);
+    clock.advance(10);
+    assertEquals(List.of(new LeaderPromoted(SHARD, lost, 2, lost)), rounds.progress(state, everyone, Set.of(SHARD)));
+  }
+
+  @Test
+  void aRecoveringReplicaHoldingRecordsKeepsAReplicaWithoutAMajorityFromBeingPromoted() {
+    Set<Integer> everyone = Set.copyOf(shard.replicas());
+    rounds.progress(state, everyone, Set.of(SHARD));
+    rounds.answered(recovering(SHARD, survivors.get(0), 0), 2);
+    rounds.answered(recovering(SHARD, survivors.get(1), 7), 2);
+    rounds.answered(holding(SHARD, lost, 1, 1), 2);
+    clock.advance(10);
+    assertEquals(List.of(), rounds.progress(state, everyone, Set.of(SHARD)),
+        "a recovering replica that holds records may hold what the old leader lacks: no promotion");
   }
 
   @Test

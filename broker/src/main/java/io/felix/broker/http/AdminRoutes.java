@@ -303,12 +303,17 @@ public final class AdminRoutes extends AllDirectives {
    * creation waited behind it. A stream too new for this broker's table shows every shard under-replicated.
    */
   private Route listStreams() {
-    return requests.withSharedStreams(list -> onSuccess(localTable(), table -> onSuccess(everyStatusOf(table),
-        statuses -> requests.okList(AdminJson.streams(list.answer().streams(),
-            UnderReplication.perListedStream(list.answer().streams(), table, statuses.answer())),
-            Math.max(list.staleMillis(), statuses.staleMillis())))));
+    // This broker's part is asked beside the singleton's, not after it: a list waits for the slower of the two.
+    CompletionStage<LocalStatuses> local = localTable()
+        .thenCompose(table -> everyStatusOf(table).thenApply(statuses -> new LocalStatuses(table, statuses)));
+    return requests.withSharedStreams(list -> onSuccess(local, mine -> requests.okList(
+        AdminJson.streams(list.answer().streams(),
+            UnderReplication.perListedStream(list.answer().streams(), mine.table(), mine.statuses().answer())),
+        Math.max(list.staleMillis(), mine.statuses().staleMillis()))));
   }
 
+  /** This broker's table and the statuses of its replicas, as a list shows them. */
+  private record LocalStatuses(AssignmentTable table, Served<Map<ShardId, Map<Integer, ReplicaStatus>>> statuses) {}
 
   /** This broker's assignment table (its holder answers at once: it is on this broker). */
   private CompletionStage<AssignmentTable> localTable() {

@@ -12,10 +12,20 @@ final class FreePorts {
 
   private FreePorts() {}
 
+  /**
+   * Offsets in thousands: every port of the range stays below Linux's ephemeral ports (32768 and up). A listener port
+   * among them can be taken, while its broker restarts, by any outgoing connection's local port: on CI (af2dea4) a
+   * broker SIGKILLed and started again found its Kafka port (36092, offset 27,000) taken and could not start. 0 (the
+   * default ports, a developer's own local cluster) is left out.
+   */
+  private static final int LOWEST = -8;
+  private static final int HIGHEST = (32768 - 1 - LocalLayout.CLUSTER_BASE - LocalLayout.MAX_BROKERS) / 1000;
+
   /** A multiple of 1000 (so the ranges of the port kinds never overlap) whose ports are all free right now. */
   static int offset(int brokers) throws IOException {
     for (int tries = 0; tries < 50; tries++) {
-      int offset = 1000 * ThreadLocalRandom.current().nextInt(1, 28);
+      int thousands = ThreadLocalRandom.current().nextInt(LOWEST, HIGHEST); // HIGHEST itself stands for 0's place
+      int offset = 1000 * (thousands >= 0 ? thousands + 1 : thousands);
       if (allFree(new LocalLayout(java.nio.file.Path.of("."), offset), brokers)) {
         return offset;
       }

@@ -253,14 +253,20 @@ final class FailoverRounds {
    * empty log that never held a record.
    */
   private static boolean everyOtherAnsweredEmpty(ShardAssignment a, List<ReplicaStatus> answers) {
-    return answers.stream().map(ReplicaStatus::brokerId).collect(Collectors.toSet()).containsAll(a.replicas())
-        && answers.stream().filter(ReplicaStatus::recovering)
-            .allMatch(r -> r.logEndOffset() == 0 && r.lastEpoch() < 0);
+    return everyReplicaAnswered(a, answers) && answers.stream().filter(ReplicaStatus::recovering).allMatch(
+        FailoverRounds::neverHeldARecord);
   }
 
   /** Whether every replica of the set answered this round, each with a log that never held a record. */
   private static boolean everyReplicaAnsweredEmpty(ShardAssignment a, List<ReplicaStatus> answers) {
-    return answers.stream().map(ReplicaStatus::brokerId).collect(Collectors.toSet()).containsAll(a.replicas())
-        && answers.stream().allMatch(r -> r.logEndOffset() == 0 && r.lastEpoch() < 0);
+    return everyReplicaAnswered(a, answers) && answers.stream().allMatch(FailoverRounds::neverHeldARecord);
+  }
+
+  private static boolean everyReplicaAnswered(ShardAssignment a, List<ReplicaStatus> answers) {
+    return answers.stream().map(ReplicaStatus::brokerId).collect(Collectors.toSet()).containsAll(a.replicas());
+  }
+
+  private static boolean neverHeldARecord(ReplicaStatus r) {
+    return r.logEndOffset() == 0 && r.lastEpoch() < 0;
   }
 }

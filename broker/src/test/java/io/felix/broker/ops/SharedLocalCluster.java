@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -54,23 +53,29 @@ public final class SharedLocalCluster implements ParameterResolver {
   }
 
   /**
-   * The broker hosting the placement singleton: Pekko runs it on the oldest member, and a restarted broker joins the
-   * running cluster as its youngest, so that is the broker whose process started first.
+   * The broker hosting the placement singleton now: the one whose log says last that the singleton recovered on its
+   * cluster address. Not the oldest process: brokers start together, and the first seed forms the cluster whichever
+   * process started first.
    */
   static int singletonHost(LocalCluster cluster) throws IOException {
-    int oldest = -1;
-    Instant oldestStart = Instant.MAX;
+    int host = -1;
+    String latest = "";
     for (int b = 0; b < cluster.brokers(); b++) {
-      Optional<Instant> start = ProcessHandle.of(cluster.pid(b)).flatMap(h -> h.info().startInstant());
-      if (start.isPresent() && start.get().isBefore(oldestStart)) {
-        oldest = b;
-        oldestStart = start.get();
+      String recoveredHere = "Placement singleton recovered on pekko://felix@127.0.0.1:"
+          + cluster.layout().clusterPort(b) + ":";
+      try (Stream<String> lines = Files.lines(cluster.layout().brokerLog(b))) {
+        Optional<String> last = lines.filter(l -> l.contains(recoveredHere)).reduce((x, y) -> y);
+        // Every line starts with its time, in one format per cluster: the latest sorts last.
+        if (last.isPresent() && last.get().compareTo(latest) > 0) {
+          latest = last.get();
+          host = b;
+        }
       }
     }
-    if (oldest < 0) {
-      throw new IOException("no broker process is running");
+    if (host < 0) {
+      throw new IOException("no broker's log says the placement singleton recovered there");
     }
-    return oldest;
+    return host;
   }
 
   /** Waits until every broker answers GET /ready and the singleton lists every broker live. */

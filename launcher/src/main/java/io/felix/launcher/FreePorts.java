@@ -24,7 +24,8 @@ final class FreePorts {
   /** A multiple of 1000 (so the ranges of the port kinds never overlap) whose ports are all free right now. */
   static int offset(int brokers) throws IOException {
     for (int tries = 0; tries < 50; tries++) {
-      int thousands = ThreadLocalRandom.current().nextInt(LOWEST, HIGHEST); // HIGHEST itself stands for 0's place
+      // LOWEST..-1 or 1..HIGHEST, uniformly: a draw of 0 or more moves one up, past 0.
+      int thousands = ThreadLocalRandom.current().nextInt(LOWEST, HIGHEST);
       int offset = 1000 * (thousands >= 0 ? thousands + 1 : thousands);
       if (allFree(new LocalLayout(java.nio.file.Path.of("."), offset), brokers)) {
         return offset;

@@ -1,5 +1,7 @@
 package io.felix.loadgen.bench;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.felix.client.ClientMode;
 import io.felix.client.HostPort;
 import io.felix.client.admin.AdminClient;
@@ -21,6 +23,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.HdrHistogram.Histogram;
 
@@ -47,6 +50,7 @@ import org.HdrHistogram.Histogram;
 public final class ScaleBench {
 
   static final String STREAM = "big";
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   /** What the bench needs; see {@code felix bench scale --help}. */
   public record Settings(Path dir, int shards, int streams, long records, Duration idle, Duration settle) {}
@@ -83,6 +87,7 @@ public final class ScaleBench {
       met &= goal(String.format("create: answered in %s (%s); every shard writable %s after the request%s",
           seconds(createAnswered), answer.trim(), seconds(allLed), never(led)), allLed, Duration.ofSeconds(30));
       met &= inSync("create", created, Duration.ofSeconds(30));
+      out.printf("create: leaders per broker %s%n", leadersPerBroker(local));
 
       poller.phase("produce");
       met &= produceAndVerify(bootstrap);
@@ -100,6 +105,8 @@ public final class ScaleBench {
       met &= goal(String.format("restart: local down + local up, every shard writable %s after the up began%s",
           seconds(backAfter), never(back)), backAfter, Duration.ofSeconds(60));
       met &= inSync("restart", restarted, Duration.ofSeconds(60));
+      out.printf("restart: leaders per broker %s (as spread as after the creation, or moved)%n",
+          leadersPerBroker(local));
 
       Histogram latency = poller.stop();
       Duration p99 = Duration.ofMillis(latency.getValueAtPercentile(99));
@@ -160,6 +167,25 @@ public final class ScaleBench {
             settings.dir());
       }
     }
+  }
+
+  /** The stream's leaders per broker, as broker 0's admin API lists them now; empty when it does not answer. */
+  private static Map<Integer, Integer> leadersPerBroker(LocalCluster local) throws InterruptedException {
+    try {
+      AdminClient.Reply reply = local.admin(0).get("/v1/streams/" + STREAM);
+      return reply.ok() ? leadersPerBroker(JSON.readTree(reply.body())) : Map.of();
+    } catch (IOException e) {
+      return Map.of();
+    }
+  }
+
+  /** Counts the leaders of a {@code GET /v1/streams/NAME} document per broker (-1: shards without a leader). */
+  static Map<Integer, Integer> leadersPerBroker(JsonNode stream) {
+    Map<Integer, Integer> leaders = new TreeMap<>();
+    for (JsonNode shard : stream.path("shard_assignments")) {
+      leaders.merge(shard.path("leader").asInt(-1), 1, Integer::sum);
+    }
+    return leaders;
   }
 
   private boolean produceAndVerify(List<HostPort> bootstrap) throws InterruptedException {

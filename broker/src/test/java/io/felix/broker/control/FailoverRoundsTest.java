@@ -36,6 +36,7 @@ class FailoverRoundsTest {
   private final int lost = shard.leader();
   private final List<Integer> survivors = shard.replicas().stream().filter(b -> b != lost).toList();
   private final Set<Integer> available = Set.copyOf(survivors);
+  private final Set<Integer> everyone = Set.copyOf(shard.replicas());
 
   @Test
   void aRoundFencesEveryReachableReplicaAtTheNextEpoch() {
@@ -69,13 +70,17 @@ class FailoverRoundsTest {
         rounds.progress(state, available, Set.of(SHARD)));
   }
 
-  @Test
-  void whileTheClusterStartsARoundPromotesOnlyOnceEveryReplicaAnsweredEvenTheOneThatLed() {
-    Set<Integer> everyone = Set.copyOf(shard.replicas());
+  /** A round started while the cluster starts, answered by both survivors; the leader that restarted is silent. */
+  private void survivorsAnswerWhileTheClusterStarts() {
     rounds.progress(state, everyone, Set.of(SHARD), true);
     rounds.answered(holding(SHARD, survivors.get(0), 1, 40), 2);
     rounds.answered(holding(SHARD, survivors.get(1), 1, 45), 2);
     clock.advance(10);
+  }
+
+  @Test
+  void whileTheClusterStartsARoundPromotesOnlyOnceEveryReplicaAnsweredEvenTheOneThatLed() {
+    survivorsAnswerWhileTheClusterStarts();
     assertEquals(List.of(), rounds.progress(state, everyone, Set.of(SHARD), true),
         "a majority answered, but the leader that restarted has not yet: no promotion while the cluster starts");
 
@@ -87,11 +92,7 @@ class FailoverRoundsTest {
 
   @Test
   void onceTheClusterStartGraceIsOverAMajorityOfAnswersPromotesAgain() {
-    Set<Integer> everyone = Set.copyOf(shard.replicas());
-    rounds.progress(state, everyone, Set.of(SHARD), true);
-    rounds.answered(holding(SHARD, survivors.get(0), 1, 40), 2);
-    rounds.answered(holding(SHARD, survivors.get(1), 1, 45), 2);
-    clock.advance(10);
+    survivorsAnswerWhileTheClusterStarts();
     assertEquals(List.of(), rounds.progress(state, everyone, Set.of(SHARD), true));
 
     assertEquals(List.of(new LeaderPromoted(SHARD, survivors.get(1), 2, lost)),
@@ -132,7 +133,6 @@ class FailoverRoundsTest {
     assertEquals(List.of(), rounds.progress(state, available, Set.of(SHARD)), "one sound answer is no majority");
 
     // The lost leader comes back with its log: with it, two sound replicas answered; the better one is promoted.
-    Set<Integer> everyone = Set.copyOf(shard.replicas());
     rounds.answered(holding(SHARD, lost, 1, 50), 2);
     assertEquals(List.of(new LeaderPromoted(SHARD, lost, 2, lost)), rounds.progress(state, everyone, Set.of(SHARD)));
   }
@@ -148,7 +148,6 @@ class FailoverRoundsTest {
         "the lost leader may come back holding records: wait for it");
 
     // It comes back empty too: no record is held anywhere, so one replica is promoted instead of none for ever.
-    Set<Integer> everyone = Set.copyOf(shard.replicas());
     rounds.answered(recovering(SHARD, lost, 0), 2);
     List<PlacementEvent> events = rounds.progress(state, everyone, Set.of(SHARD));
     assertEquals(1, events.size());
@@ -162,7 +161,6 @@ class FailoverRoundsTest {
     // Broker `lost` led epoch 1 and appended a record its followers never fetched; it restarted (the round fences
     // it too). The followers never caught up with a leader: recovering, empty. No majority can vouch, yet every
     // replica answered and only the old leader holds anything: waiting would leave the shard leaderless for ever.
-    Set<Integer> everyone = Set.copyOf(shard.replicas());
     rounds.progress(state, everyone, Set.of(SHARD));
     rounds.answered(recovering(SHARD, survivors.get(0), 0), 2);
     rounds.answered(holding(SHARD, lost, 1, 1), 2);
@@ -177,7 +175,6 @@ class FailoverRoundsTest {
 
   @Test
   void aRecoveringReplicaHoldingRecordsKeepsAReplicaWithoutAMajorityFromBeingPromoted() {
-    Set<Integer> everyone = Set.copyOf(shard.replicas());
     rounds.progress(state, everyone, Set.of(SHARD));
     rounds.answered(recovering(SHARD, survivors.get(0), 0), 2);
     rounds.answered(recovering(SHARD, survivors.get(1), 7), 2);

@@ -69,6 +69,10 @@ final class BrokerLiveness {
   private boolean membershipSeen;
   /** Until when the cluster counts as starting (see {@link #clusterStarting}); 0: it does not. */
   private long startingUntilMillis;
+  /** Whether most known brokers were missing at this singleton's first look. */
+  private boolean mostMissingAtFirstLook;
+  /** The newest assignment table version a broker held when this singleton started; -1 before any answered. */
+  private long newestHeldTable = -1;
 
   BrokerLiveness(ControlSettings settings, Clock clock, Logger log) {
     this.settings = settings;
@@ -153,23 +157,71 @@ final class BrokerLiveness {
   }
 
   /**
-   * At this singleton's first look: most of the brokers its state knows are not up, so the whole cluster is starting
-   * (every broker restarted), not a singleton taking over a running cluster.
+   * At this singleton's first look: whether the whole cluster is starting (every broker restarted) or this singleton
+   * took over a running cluster is not known yet, so the cluster counts as starting until the brokers say which
+   * assignment table they hold ({@link #heldTable}). Most known brokers missing is already a start on its own (no
+   * answer may ever come from them).
    */
   private void noticeClusterStart(ControlState state, int up, long now) {
     int known = state.brokers().size();
     Duration grace = settings.clusterStartGrace();
-    if (grace.isZero() || known < 2 || up * 2 > known) {
+    if (grace.isZero() || known < 2 || newestHeldTable > 0) {
       return;
     }
     startingUntilMillis = now + grace.toMillis();
-    log.info("The cluster is starting ({} of {} brokers up): for up to {} a failover round waits for every replica's"
-        + " answer, so that leaders are chosen over every broker", up, known, grace);
+    mostMissingAtFirstLook = up * 2 <= known;
+    if (mostMissingAtFirstLook) {
+      log.info("The cluster is starting ({} of {} brokers up): for up to {} a failover round waits for every"
+          + " replica's answer, so that leaders are chosen over every broker", up, known, grace);
+    } else if (newestHeldTable == 0) {
+      logStartFromHeldTables();
+    }
   }
 
   /**
-   * Whether the cluster is starting: this singleton found most brokers missing at its first look, less than
-   * felix.control.cluster-start-grace ago. Failover rounds then wait for every replica ({@link FailoverRounds}).
+   * Takes in the version of the assignment table a broker held before this singleton published anything to it (its
+   * answer to the question asked of each new holder). A restarted broker holds none (version 0): if none holds one,
+   * every broker restarted and the cluster is starting. One that holds a table was running before this singleton: it took over a running
+   * cluster, whose replicas that can answer already did, and failover rounds do not wait for the others.
+   */
+  void heldTable(long version) {
+    boolean firstAnswer = newestHeldTable < 0;
+    newestHeldTable = Math.max(newestHeldTable, version);
+    if (startingUntilMillis == 0) {
+      return;
+    }
+    if (version > 0) {
+      startingUntilMillis = 0;
+      if (mostMissingAtFirstLook) {
+        log.info("A broker holds assignment table version {}: this singleton took over a running cluster, the"
+            + " cluster is not starting and failover rounds do not wait for every replica", version);
+      }
+    } else if (firstAnswer && !mostMissingAtFirstLook) {
+      logStartFromHeldTables();
+    }
+  }
+
+  /**
+   * No broker answered which table it holds within the replica timeout: the first look decides alone (most known
+   * brokers missing is a start).
+   */
+  void heldTablesUnanswered() {
+    if (newestHeldTable < 0 && !mostMissingAtFirstLook) {
+      startingUntilMillis = 0;
+    }
+  }
+
+  private void logStartFromHeldTables() {
+    log.info("The cluster is starting (the brokers up hold no assignment table: every broker restarted): for up to"
+        + " {} a failover round waits for every replica's answer, so that leaders are chosen over every broker",
+        settings.clusterStartGrace());
+  }
+
+  /**
+   * Whether the cluster is starting: this singleton started less than felix.control.cluster-start-grace ago, found
+   * most brokers missing at its first look or the brokers up holding no assignment table, and no broker holds one
+   * (until the first broker says, it counts as starting). Failover rounds then wait for every replica
+   * ({@link FailoverRounds}).
    */
   boolean clusterStarting() {
     return startingUntilMillis > 0 && clock.millis() < startingUntilMillis;

@@ -320,6 +320,7 @@ public final class PlacementController
         })
         .onCommand(TableHeld.class, this::onTableHeld)
         .onCommand(HeldTablesWaitOver.class, (s, c) -> {
+          liveness.heldTablesUnanswered();
           startPublishing(s);
           return Effect().none();
         })
@@ -523,6 +524,7 @@ public final class PlacementController
    */
   private Effect<PlacementEvent, ControlState> onTableHeld(ControlState state, TableHeld held) {
     AssignmentTable table = held.table();
+    liveness.heldTable(table.version()); // asked once per holder, before this singleton published anything to it
     boolean ahead = table.version() > state.tableVersion()
         || (table.version() == state.tableVersion() && !table.equals(state.table()));
     if (!ahead) {

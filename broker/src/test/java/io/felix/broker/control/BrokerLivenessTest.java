@@ -90,9 +90,48 @@ class BrokerLivenessTest {
   }
 
   @Test
-  void aSingletonThatTakesOverFromAMajorityOfBrokersUpDoesNotWaitForTheOthers() {
+  void aSingletonThatTakesOverFromAMajorityOfBrokersUpDoesNotWaitForTheOthersOnceABrokerSaysItHoldsATable() {
     liveness.refresh(state, List.of(up(0, 1), up(1, 1)));
+    assertTrue(liveness.clusterStarting(), "until a broker says which table it holds, a start is not ruled out");
+    liveness.heldTable(state.tableVersion());
     assertFalse(liveness.clusterStarting(), "the singleton moved: its old host is the one missing");
+  }
+
+  @Test
+  void aMajorityOfBrokersUpThatHoldNoTableIsAWholeClusterStartWhoseBrokersJoinedBeforeTheSingletonLooked() {
+    long grace = PlacementDecisionsTest.SETTINGS.clusterStartGrace().toMillis();
+    liveness.refresh(state, List.of(up(0, 1), up(1, 1)));
+    liveness.heldTable(0);
+    liveness.heldTable(0);
+    liveness.heldTablesUnanswered();
+    clock.advance(grace - 1);
+    assertTrue(liveness.clusterStarting(), "every broker up restarted: the cluster is starting");
+    clock.advance(1);
+    assertFalse(liveness.clusterStarting());
+  }
+
+  @Test
+  void aBrokerHoldingATableEndsTheStartEvenWithMostBrokersMissingAndEvenAfterOthersHeldNone() {
+    liveness.refresh(state, List.of(up(0, 1)));
+    liveness.heldTable(0);
+    assertTrue(liveness.clusterStarting());
+    liveness.heldTable(state.tableVersion() + 3);
+    assertFalse(liveness.clusterStarting(), "a broker ran before this singleton: it took over a running cluster");
+    liveness.heldTable(0);
+    assertFalse(liveness.clusterStarting(), "a broker restarting later changes nothing");
+  }
+
+  @Test
+  void withoutAnyBrokerSayingWhichTableItHoldsTheFirstLookDecides() {
+    liveness.refresh(state, List.of(up(0, 1), up(1, 1)));
+    liveness.heldTablesUnanswered();
+    assertFalse(liveness.clusterStarting(), "a majority up, nobody answered: a takeover");
+
+    BrokerLiveness mostMissing =
+        new BrokerLiveness(PlacementDecisionsTest.SETTINGS, clock, LoggerFactory.getLogger(BrokerLivenessTest.class));
+    mostMissing.refresh(state, List.of(up(0, 1)));
+    mostMissing.heldTablesUnanswered();
+    assertTrue(mostMissing.clusterStarting(), "one of three up: a start");
   }
 
   @Test

@@ -212,19 +212,42 @@ class FailoverRoundsTest {
   }
 
   @Test
-  void aRoundWithoutAQuorumRestartsAfterTheReplicaTimeoutDroppingItsAnswers() {
+  void aRoundWithoutAQuorumAfterTheReplicaTimeoutKeepsTheAnswersThatVouchAndFencesOnlyTheOthersAgain() {
     rounds.progress(state, available, Set.of(SHARD));
     probe.drain();
     rounds.answered(holding(SHARD, survivors.get(0), 1, 40), 2);
 
     clock.advance(REPLICA_TIMEOUT + 1);
     assertEquals(List.of(), rounds.progress(state, available, Set.of(SHARD)));
-    assertEquals(List.of("fence " + survivors.get(0) + " s/0 @2", "fence " + survivors.get(1) + " s/0 @2"),
-        probe.drain());
+    assertEquals(List.of("fence " + survivors.get(1) + " s/0 @2"), probe.drain(), "the silent replica only");
 
-    // The first round's answer is gone: one answer of the new round is no majority.
+    // The first answer still counts: with the second one the round has its majority.
     rounds.answered(holding(SHARD, survivors.get(1), 1, 45), 2);
+    assertEquals(List.of(new LeaderPromoted(SHARD, survivors.get(1), 2, lost)),
+        rounds.progress(state, available, Set.of(SHARD)));
+  }
+
+  @Test
+  void askingAgainDropsTheAnswersOfBrokersNoLongerAvailableAndThoseThatDidNotVouch() {
+    rounds.progress(state, available, Set.of(SHARD));
+    probe.drain();
+    rounds.answered(holding(SHARD, survivors.get(0), 1, 40), 2);
+    rounds.answered(notHosted(SHARD, survivors.get(1)), 2);
+
+    // The first survivor's broker went away (it may restart with less than it answered); the second one vouched
+    // for nothing: both are asked again once they can be.
+    clock.advance(REPLICA_TIMEOUT + 1);
+    assertEquals(List.of(), rounds.progress(state, Set.of(survivors.get(1)), Set.of(SHARD)));
+    assertEquals(List.of("fence " + survivors.get(1) + " s/0 @2"), probe.drain());
+    rounds.answered(holding(SHARD, survivors.get(1), 1, 45), 2);
+    assertEquals(List.of(), rounds.progress(state, available, Set.of(SHARD)), "one answer kept: no majority");
+
+    clock.advance(REPLICA_TIMEOUT + 1);
     assertEquals(List.of(), rounds.progress(state, available, Set.of(SHARD)));
+    assertEquals(List.of("fence " + survivors.get(0) + " s/0 @2"), probe.drain());
+    rounds.answered(holding(SHARD, survivors.get(0), 1, 30), 2);
+    assertEquals(List.of(new LeaderPromoted(SHARD, survivors.get(1), 2, lost)),
+        rounds.progress(state, available, Set.of(SHARD)));
   }
 
   @Test

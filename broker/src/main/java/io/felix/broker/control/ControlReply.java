@@ -15,12 +15,31 @@ public sealed interface ControlReply extends ControlMessage {
     CONFLICT
   }
 
-  record Done(String message) implements ControlReply {}
+  /**
+   * @param tableVersion the assignment table version once the command's decision was stored; 0 when it changed
+   *     nothing. A broker's own table at that version or above shows the change (the admin API's lists read it).
+   */
+  record Done(String message, long tableVersion) implements ControlReply {
+
+    public Done(String message) {
+      this(message, 0);
+    }
+
+    @Override
+    public ControlReply storedAt(long tableVersion) {
+      return new Done(message, tableVersion);
+    }
+  }
 
   record Rejected(Refusal refusal, String error) implements ControlReply {}
 
   static ControlReply done(String message) {
     return new Done(message);
+  }
+
+  /** This reply, for a decision stored at assignment table {@code tableVersion}; a refusal stays as it is. */
+  default ControlReply storedAt(long tableVersion) {
+    return this;
   }
 
   static ControlReply invalid(String error) {

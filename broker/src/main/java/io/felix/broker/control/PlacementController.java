@@ -19,7 +19,6 @@ import io.felix.broker.shard.ReplicaStatuses;
 import io.felix.broker.wire.ControlMessage;
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -353,7 +352,7 @@ public final class PlacementController
             context.getSelf().tell(new PlacementTick(passTrigger));
           }
         })
-        .thenReply(replyTo, s -> decision.reply());
+        .thenReply(replyTo, s -> decision.reply().storedAt(s.tableVersion()));
   }
 
   /** Persists the events; everything they cause outside the state runs once they are stored. */
@@ -404,8 +403,7 @@ public final class PlacementController
   }
 
   private Effect<PlacementEvent, ControlState> onGetStreams(ControlState state, GetStreams get) {
-    get.replyTo().tell(new StreamList(state.streams().values().stream()
-        .sorted(Comparator.comparing(ControlState.StreamRecord::name)).toList()));
+    get.replyTo().tell(StreamList.of(state));
     return Effect().none();
   }
 

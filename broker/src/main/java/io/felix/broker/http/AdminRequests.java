@@ -1,5 +1,7 @@
 package io.felix.broker.http;
 
+import io.felix.broker.assignment.AssignmentTable;
+
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -68,6 +70,8 @@ final class AdminRequests extends AllDirectives {
   private final SharedAnswer<StreamList> sharedStreams;
   /** The commands this broker has had answered: a view asked before the last one may not show it. */
   private final AtomicLong commandsAnswered = new AtomicLong();
+  /** The newest assignment table version a command this broker answered was stored at: a table below may lack it. */
+  private final AtomicLong ownChangesTableVersion = new AtomicLong();
 
   /**
    * @param listMaxAge how long a view serves the lists ({@link #withSharedView})
@@ -129,6 +133,14 @@ final class AdminRequests extends AllDirectives {
         listMaxWait, false), handler);
   }
 
+  /**
+   * Whether this broker's assignment table {@code table} shows every change this broker's commands made (so a
+   * client that changed something through this broker sees it in a list read from the table).
+   */
+  boolean showsOwnChanges(AssignmentTable table) {
+    return table.version() > 0 && table.version() >= ownChangesTableVersion.get();
+  }
+
   /** How long a list waits for a new answer when an earlier one exists (felix.http.list-max-wait). */
   Duration listMaxWait() {
     return listMaxWait;
@@ -162,7 +174,12 @@ final class AdminRequests extends AllDirectives {
   Route command(StatusCode success, String note,
       Function<ActorRef<ControlReply>, PlacementController.Command> command) {
     CompletionStage<ControlReply> reply = AskPattern.ask(singleton, command::apply, timeout, system.scheduler())
-        .whenComplete((answered, failure) -> commandsAnswered.incrementAndGet()); // before the client hears of it
+        .whenComplete((answered, failure) -> { // before the client hears of it
+          if (answered instanceof ControlReply.Done done) {
+            ownChangesTableVersion.accumulateAndGet(done.tableVersion(), Math::max);
+          }
+          commandsAnswered.incrementAndGet();
+        });
     return respond(reply.thenApply(r -> toResponse(r, success, note)));
   }
 

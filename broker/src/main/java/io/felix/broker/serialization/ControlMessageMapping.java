@@ -263,8 +263,9 @@ final class ControlMessageMapping {
             p -> new PlacementController.ChangeStream(p.getName(), streamConfig(p.getChange()),
                 p.hasShards() ? p.getShards() : null, ref(p.getReplyTo()))),
 
-        bind("OK", ControlReply.Done.class, m -> DoneMsg.newBuilder().setMessage(m.message()).build(),
-            DoneMsg.parser(), p -> new ControlReply.Done(p.getMessage())),
+        bind("OK", ControlReply.Done.class,
+            m -> DoneMsg.newBuilder().setMessage(m.message()).setTableVersion(m.tableVersion()).build(),
+            DoneMsg.parser(), p -> new ControlReply.Done(p.getMessage(), p.getTableVersion())),
         bind("NO", ControlReply.Rejected.class,
             m -> RejectedMsg.newBuilder().setRefusal(toWire(m.refusal(), RefusalMsg.class, "REFUSAL_")).setError(m.error()).build(),
             RejectedMsg.parser(), p -> new ControlReply.Rejected(fromWire(p.getRefusal(), ControlReply.Refusal.class, "REFUSAL_"), p.getError())),

@@ -34,6 +34,7 @@ class SingletonHandoverTest {
         "pekko.coordinated-shutdown.run-by-actor-system-terminate", "off"))) {
       BrokerNode host = cluster.singletonHost();
       BrokerNode other = cluster.live().stream().filter(b -> b != host).findFirst().orElseThrow();
+      BrokerNode third = cluster.live().stream().filter(b -> b != host && b != other).findFirst().orElseThrow();
       BrokerCluster.await(Duration.ofSeconds(20), "3 brokers registered", () -> {
         Reply r = cluster.get(other, "/v1/brokers");
         return r.status() == 200 && r.json().size() == 3;
@@ -46,6 +47,10 @@ class SingletonHandoverTest {
 
       long stoppedAt = System.nanoTime();
       cluster.stop(host);
+      // While the singleton moves, a broker that answered no command lists the streams from its own table.
+      Reply during = cluster.get(third, "/v1/streams");
+      assertEquals(200, during.status(), during.body());
+      assertEquals(streamsBefore, definitions(during.json()));
       // replication-status asks the singleton each time (the lists may answer from a view shared for a second).
       BrokerCluster.await(Duration.ofSeconds(30), "the singleton answering again", () ->
           cluster.get(other, "/v1/replication-status").status() == 200

@@ -219,6 +219,7 @@ class ControlMessageSerializerTest {
         new PlacementController.ChangeSecurity(new SecurityEvent.TokenIssued("carol", "aGFzaA=="), replyTo),
         new SecurityHolder.Publish(state.security()),
         new ControlReply.Done("stream 'orders' created with 12 shards"),
+        new ControlReply.Done("stream 'orders' created with 12 shards", 42),
         new ControlReply.Rejected(ControlReply.Refusal.INVALID, "shards: must be 1..10000, got 0"),
         new ControlReply.Rejected(ControlReply.Refusal.NOT_FOUND, "broker 9 is not known"),
         new ControlReply.Rejected(ControlReply.Refusal.CONFLICT, "stream 'orders' already exists"),

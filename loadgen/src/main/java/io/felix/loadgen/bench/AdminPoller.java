@@ -31,7 +31,7 @@ final class AdminPoller implements AutoCloseable {
   private final Histogram latencies = new Histogram(TIMEOUT.toMillis() * 2, 3);
   private final AtomicLong failures = new AtomicLong();
   private final List<Thread> threads = new ArrayList<>();
-  /** Per phase, per outcome ("200", "503", "timed out", ...), the polls slower than {@link #SLOW}. */
+  /** Per phase, per broker and outcome ("200", "503", "timed out", ...), the polls slower than {@link #SLOW}. */
   private final Map<String, Map<String, Integer>> slow = new TreeMap<>();
   /** When a poll first showed the watched stream with every shard led and in sync since {@link #watch}; 0: not yet. */
   private final AtomicLong firstInSyncNanos = new AtomicLong();
@@ -82,7 +82,8 @@ final class AdminPoller implements AutoCloseable {
           synchronized (latencies) {
             latencies.recordValue(millis);
             if (millis >= SLOW.toMillis()) {
-              slow.computeIfAbsent(during, p -> new TreeMap<>()).merge(outcome, 1, Integer::sum);
+              slow.computeIfAbsent(during, p -> new TreeMap<>()).merge("broker " + broker + " " + outcome, 1,
+                  Integer::sum);
             }
           }
         }
@@ -137,7 +138,10 @@ final class AdminPoller implements AutoCloseable {
     phase = name;
   }
 
-  /** Per phase, per outcome, the polls slower than {@link #SLOW}; e.g. {@code create={200=3, 503=1}}. */
+  /**
+   * Per phase, per broker and outcome, the polls slower than {@link #SLOW}; e.g.
+   * {@code create={broker 0 200=3, broker 2 503=1}}.
+   */
   Map<String, Map<String, Integer>> slowPolls() {
     synchronized (latencies) {
       Map<String, Map<String, Integer>> copy = new TreeMap<>();

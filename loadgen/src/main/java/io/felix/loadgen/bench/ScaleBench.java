@@ -114,7 +114,7 @@ public final class ScaleBench {
           + " ms%s", latency.getTotalCount(), latency.getValueAtPercentile(50), p99.toMillis(), latency.getMaxValue(),
           poller.failures() == 0 ? "" : ", " + poller.failures() + " failed or timed out (counted as 5,000 ms)"), p99,
           Duration.ofSeconds(1));
-      out.printf("admin API: polls over %d ms, per phase and answer: %s%n", AdminPoller.SLOW.toMillis(),
+      out.printf("admin API: polls over %d ms, per phase, broker and answer: %s%n", AdminPoller.SLOW.toMillis(),
           poller.slowPolls());
 
       idleCost(local);

@@ -179,8 +179,8 @@ final class BrokerLiveness {
   }
 
   /**
-   * Takes in the version of the assignment table a broker held before this singleton published anything to it (its
-   * answer to the question asked of each new holder). A restarted broker holds none (version 0): if none holds one,
+   * Takes in the version of the assignment table a broker held before this singleton published anything (its answer
+   * to the question asked of each holder listed before then). A restarted broker holds none (version 0): if none holds one,
    * every broker restarted and the cluster is starting. One that holds a table was running before this singleton: it took over a running
    * cluster, whose replicas that can answer already did, and failover rounds do not wait for the others.
    */

@@ -522,7 +522,11 @@ public final class PlacementController
    */
   private Effect<PlacementEvent, ControlState> onTableHeld(ControlState state, TableHeld held) {
     AssignmentTable table = held.table();
-    liveness.heldTable(table.version()); // asked once per holder, before this singleton published anything to it
+    if (!publishing) {
+      // Before this singleton publishes, what a broker holds is what it held before this singleton started. After,
+      // a holder listed late may hold a table this singleton sent it on its request (TableWanted), which says nothing.
+      liveness.heldTable(table.version());
+    }
     boolean ahead = table.version() > state.tableVersion()
         || (table.version() == state.tableVersion() && !table.equals(state.table()));
     if (!ahead) {

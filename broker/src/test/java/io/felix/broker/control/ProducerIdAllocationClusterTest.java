@@ -16,6 +16,7 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -38,17 +39,31 @@ class ProducerIdAllocationClusterTest {
       BrokerNode host = cluster.singletonHost();
       assertEquals(0, host.id(), "the first broker is the oldest member");
       cluster.awaitReady();
-      assertEquals(0, producerId(cluster.broker(0)), "broker 0's block [0, 1000)");
-      assertEquals(1, producerId(cluster.broker(0)), "the next id of the same block");
-      assertEquals(1000, producerId(cluster.broker(1)), "broker 1's block [1000, 2000)");
+      // Each broker asks for its block when it starts, in whatever order they start: blocks, not their order.
+      long first0 = producerId(cluster.broker(0));
+      assertEquals(first0 + 1, producerId(cluster.broker(0)), "the next id of the same block");
+      long first1 = producerId(cluster.broker(1));
+      long first2 = producerId(cluster.broker(2));
+      assertEquals(3, Set.of(block(first0), block(first1), block(first2)).size(), "a block of its own per broker");
+      long highestBlock = Math.max(block(first0), Math.max(block(first1), block(first2)));
 
       cluster.stop(host);
       BrokerNode other = cluster.broker(1);
       BrokerCluster.await(Duration.ofSeconds(40), "the singleton answering on another broker", () ->
           cluster.get(other, "/v1/replication-status").status() == 200);
-      assertEquals(2000, producerId(cluster.broker(2)), "the new singleton allocates above every earlier block");
-      assertEquals(1001, producerId(cluster.broker(1)), "broker 1 goes on with its block");
+      // Broker 1 goes on with its block, asks the new singleton for the next one half-way through, and then hands out
+      // ids of a block above every earlier one (the new singleton recovered the allocations from the journal).
+      for (long expected = first1 + 1; expected < block(first1) + ProducerIdBlock.SIZE; expected++) {
+        assertEquals(expected, producerId(other), "broker 1's block");
+      }
+      long next = producerId(other);
+      assertEquals(0, next % ProducerIdBlock.SIZE, "the first id of a new block: " + next);
+      assertTrue(next > highestBlock, "the new singleton allocates above every earlier block: " + next);
     }
+  }
+
+  private static long block(long producerId) {
+    return producerId - producerId % ProducerIdBlock.SIZE;
   }
 
   /** InitProducerId on a fresh connection, asked again while the broker answers TIMEOUT (no singleton yet). */

@@ -103,7 +103,8 @@ final class FailoverRounds {
   /**
    * As {@link #progress(ControlState, Set, Set)}; with {@code waitForEveryReplica} (the cluster is starting, see
    * {@link BrokerLiveness#clusterStarting}) a round promotes only once every replica of its set answered, so that the
-   * promotions can spread leaders over every broker rather than over the first ones up.
+   * promotions can spread leaders over every broker rather than over the first ones up, and it neither starts nor
+   * asks again before every replica's broker is available.
    */
   List<PlacementEvent> progress(ControlState state, Set<Integer> available, Set<ShardId> due,
       boolean waitForEveryReplica) {
@@ -125,6 +126,12 @@ final class FailoverRounds {
       MoveRecord move = state.moves().get(id);
       long epoch = Math.max(Math.max(a.leaderEpoch(), move == null ? 0 : move.fenceEpoch()),
           promised.getOrDefault(id, 0L)) + 1;
+      if (waitForEveryReplica && !available.containsAll(a.replicas())) {
+        // It cannot promote before every replica answered: fencing the others now, and again every replica timeout
+        // until the last broker is up, only loads the brokers and the singleton while they start.
+        waiting++;
+        continue;
+      }
       Round round = rounds.get(id);
       if (round == null || round.epoch() != epoch) {
         rounds.put(id, new Round(epoch, now, new HashMap<>()));

@@ -91,6 +91,17 @@ class FailoverRoundsTest {
   }
 
   @Test
+  void whileTheClusterStartsARoundFencesNothingBeforeEveryReplicasBrokerIsAvailable() {
+    assertEquals(List.of(), rounds.progress(state, available, Set.of(SHARD), true));
+    clock.advance(REPLICA_TIMEOUT + 1);
+    assertEquals(List.of(), rounds.progress(state, available, Set.of(SHARD), true));
+    assertEquals(List.of(), probe.drain(), "the restarted leader's broker is not up yet");
+
+    rounds.progress(state, everyone, Set.of(SHARD), true);
+    assertEquals(3, probe.drain().size(), "every replica fenced once its broker is up");
+  }
+
+  @Test
   void onceTheClusterStartGraceIsOverAMajorityOfAnswersPromotesAgain() {
     survivorsAnswerWhileTheClusterStarts();
     assertEquals(List.of(), rounds.progress(state, everyone, Set.of(SHARD), true));

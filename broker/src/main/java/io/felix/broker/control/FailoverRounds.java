@@ -207,6 +207,32 @@ final class FailoverRounds {
   }
 
   /**
+   * What the rounds under way still lack, per broker: replicas that have not answered their round's fence, and those
+   * that answered without vouching (not hosted, failed, recovering). One line for the log when a cluster start's
+   * grace ends, to show which broker the rounds waited for.
+   */
+  String waitingFor(ControlState state) {
+    Map<Integer, Integer> unanswered = new java.util.TreeMap<>();
+    Map<Integer, Integer> notVouching = new java.util.TreeMap<>();
+    rounds.forEach((id, round) -> {
+      ShardAssignment a = state.shards().get(id);
+      if (a == null) {
+        return;
+      }
+      for (int broker : a.replicas()) {
+        ReplicaStatus answer = round.fenced().get(broker);
+        if (answer == null) {
+          unanswered.merge(broker, 1, Integer::sum);
+        } else if (!vouches(answer)) {
+          notVouching.merge(broker, 1, Integer::sum);
+        }
+      }
+    });
+    return rounds.size() + " rounds under way; replicas without an answer per broker " + unanswered
+        + ", answered without vouching per broker " + notVouching;
+  }
+
+  /**
    * The shards whose round fenced replicas and has not ended: no leader at its epoch or above yet. Such a round goes
    * on even when its shard is no longer due (its leader came back): the replicas it fenced promised its epoch and
    * follow no leader below it, so the shard is stuck until a leader at a new epoch (measured 2026-12-06: a broker

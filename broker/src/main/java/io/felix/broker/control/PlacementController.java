@@ -193,6 +193,8 @@ public final class PlacementController
    */
   private int heldTablesAwaited = -1;
   private boolean publishing;
+  /** Whether the cluster counted as starting at the last progress (see {@link BrokerLiveness#clusterStarting}). */
+  private boolean wasStarting;
   private boolean progressQueued;
   private final TablePublisher tables = new TablePublisher();
   private final SecurityPublishing security = new SecurityPublishing();
@@ -563,7 +565,12 @@ public final class PlacementController
     leaders.ask(state, available);
     Set<ShardId> failingOver = failingOver(state);
     List<PlacementEvent> events = new ArrayList<>();
-    List<PlacementEvent> failover = failovers.progress(state, available, failingOver, liveness.clusterStarting());
+    boolean starting = liveness.clusterStarting();
+    if (wasStarting && !starting) {
+      context.getLog().info("Cluster start over: {}", failovers.waitingFor(state));
+    }
+    wasStarting = starting;
+    List<PlacementEvent> failover = failovers.progress(state, available, failingOver, starting);
     if (!failover.isEmpty()) {
       events.add(PlacementEvent.FailoverDecided.of(failover));
     }

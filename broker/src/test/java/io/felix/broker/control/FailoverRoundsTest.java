@@ -102,6 +102,15 @@ class FailoverRoundsTest {
   }
 
   @Test
+  void theRoundsTellWhichBrokersTheyWaitFor() {
+    rounds.progress(state, everyone, Set.of(SHARD), true);
+    rounds.answered(holding(SHARD, survivors.get(0), 1, 40), 2);
+    rounds.answered(notHosted(SHARD, survivors.get(1)), 2);
+    assertEquals("1 rounds under way; replicas without an answer per broker {" + lost + "=1}, answered without"
+        + " vouching per broker {" + survivors.get(1) + "=1}", rounds.waitingFor(state));
+  }
+
+  @Test
   void onceTheClusterStartGraceIsOverAMajorityOfAnswersPromotesAgain() {
     survivorsAnswerWhileTheClusterStarts();
     assertEquals(List.of(), rounds.progress(state, everyone, Set.of(SHARD), true));

@@ -69,6 +69,11 @@ final class BrokerLiveness {
   private boolean membershipSeen;
   /** Until when the cluster counts as starting (see {@link #clusterStarting}); 0: it does not. */
   private long startingUntilMillis;
+  /**
+   * Whether every known broker has been up at once since this singleton started: the grace then runs from that
+   * moment (once), since the last broker up still has to open its replicas before it can answer a fence.
+   */
+  private boolean everyBrokerUpSeen;
   /** Whether most known brokers were missing at this singleton's first look. */
   private boolean mostMissingAtFirstLook;
   /** The newest assignment table version a broker held when this singleton started; -1 before any answered. */
@@ -150,6 +155,12 @@ final class BrokerLiveness {
     } else if (startingUntilMillis > 0 && now >= startingUntilMillis) {
       startingUntilMillis = 0;
       log.info("Cluster start grace over: failover rounds promote once a majority of a shard's replicas answered");
+    }
+    if (startingUntilMillis > 0 && !everyBrokerUpSeen && usable.containsAll(state.brokers().keySet())) {
+      everyBrokerUpSeen = true;
+      startingUntilMillis = Math.max(startingUntilMillis, now + settings.clusterStartGrace().toMillis());
+      log.info("Every broker is up: failover rounds wait for every replica's answer for up to {} more, while the last"
+          + " brokers open their replicas", settings.clusterStartGrace());
     }
     membershipSeen = true;
     available.clear();

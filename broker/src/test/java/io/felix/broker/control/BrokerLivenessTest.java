@@ -90,6 +90,22 @@ class BrokerLivenessTest {
   }
 
   @Test
+  void theGraceRunsFromTheMomentEveryBrokerIsUpOnceWhenThatIsLaterThanTheSingletonsStart() {
+    long grace = PlacementDecisionsTest.SETTINGS.clusterStartGrace().toMillis();
+    liveness.refresh(state, List.of(up(0, 1)));
+    clock.advance(30_000);
+    liveness.refresh(state, List.of(up(0, 1), up(1, 1), up(2, 1)));
+    clock.advance(grace - 1);
+    liveness.refresh(state, List.of(up(0, 1), up(1, 1), up(2, 1)));
+    assertTrue(liveness.clusterStarting(), "the last brokers up still open their replicas");
+    liveness.refresh(state, List.of(up(0, 1), up(1, 1)));
+    liveness.refresh(state, List.of(up(0, 1), up(1, 1), up(2, 1)));
+    clock.advance(1);
+    liveness.refresh(state, List.of(up(0, 1), up(1, 1), up(2, 1)));
+    assertFalse(liveness.clusterStarting(), "extended once: a broker up again later does not extend it");
+  }
+
+  @Test
   void aSingletonThatTakesOverFromAMajorityOfBrokersUpDoesNotWaitForTheOthersOnceABrokerSaysItHoldsATable() {
     liveness.refresh(state, List.of(up(0, 1), up(1, 1)));
     assertTrue(liveness.clusterStarting(), "until a broker says which table it holds, a start is not ruled out");

@@ -45,14 +45,8 @@ public final class DirectoryProbe implements ReplicaProbe {
   private final Map<Integer, Map<ShardId, Long>> fences = new TreeMap<>();
   private final Map<Integer, Set<ShardId>> describes = new TreeMap<>();
   private final Map<Integer, Set<ShardId>> roleDescribes = new TreeMap<>();
-  /**
-   * The epochs of each fence request, by request id, while answers to it may still come (a broker sends its replicas'
-   * late answers for {@link ReplicaDirectory.FenceShards#LATE_ANSWER_TIMEOUTS} more timeouts); older ones are dropped
-   * (see {@link #flush}).
-   */
-  private final TreeMap<Long, FencesSent> fencesInFlight = new TreeMap<>();
-
-  private record FencesSent(long sentAtNanos, Map<ShardId, Long> epochs) {}
+  /** The epochs of each fence request not answered yet, by request id; old ones are dropped (see {@link #flush}). */
+  private final TreeMap<Long, Map<ShardId, Long>> fencesInFlight = new TreeMap<>();
   private long nextRequestId = 1;
 
   public DirectoryProbe(ActorContext<PlacementController.Command> context, ActorRef<Receptionist.Listing> listings,
@@ -111,7 +105,7 @@ public final class DirectoryProbe implements ReplicaProbe {
       ActorRef<ReplicaDirectory.Command> directory = directoryOf(brokerId);
       for (Map<ShardId, Long> part : parts(epochs)) {
         long id = nextRequestId++;
-        fencesInFlight.put(id, new FencesSent(System.nanoTime(), part));
+        fencesInFlight.put(id, part);
         if (directory != null) {
           directory.tell(new ReplicaDirectory.FenceShards(id, part, timeoutMillis, answers));
         }
@@ -136,18 +130,16 @@ public final class DirectoryProbe implements ReplicaProbe {
     fences.clear();
     describes.clear();
     roleDescribes.clear();
-    // Answers come within the timeout and its late answers' timeouts, or not at all (a margin for the trip back).
-    long answersEnd = System.nanoTime()
-        - timeout.multipliedBy(ReplicaDirectory.FenceShards.LATE_ANSWER_TIMEOUTS + 2L).toNanos();
-    while (!fencesInFlight.isEmpty() && fencesInFlight.firstEntry().getValue().sentAtNanos() < answersEnd) {
+    // An answer comes within the timeout or not at all; keep the ids of a few rounds, never an unbounded table.
+    while (fencesInFlight.size() > 10_000) {
       fencesInFlight.pollFirstEntry();
     }
   }
 
   @Override
   public Map<ShardId, Long> answered(long requestId) {
-    FencesSent sent = fencesInFlight.get(requestId);
-    return sent == null ? Map.of() : sent.epochs();
+    Map<ShardId, Long> epochs = fencesInFlight.remove(requestId);
+    return epochs == null ? Map.of() : epochs;
   }
 
   /** The shards in order, cut into messages of at most {@link #MAX_SHARDS_PER_MESSAGE}. */

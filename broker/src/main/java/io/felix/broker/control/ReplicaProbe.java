@@ -45,8 +45,7 @@ public interface ReplicaProbe {
 
   /**
    * The fence epoch each shard of an answered request was fenced at, empty for a describe (or a request this probe
-   * no longer knows). A fence request may be answered in parts (its replicas' late answers), so it is known until its
-   * answers can no longer come.
+   * no longer knows); forgets the request.
    */
   default Map<ShardId, Long> answered(long requestId) {
     return Map.of();

@@ -71,12 +71,6 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
    */
   public record FenceShards(long requestId, Map<ShardId, Long> epochs, long timeoutMillis,
       ActorRef<ReplicaStatuses> replyTo) implements Command, ControlMessage {
-    /**
-     * Timeouts after the first for which the replicas' late answers are still sent on (see {@link StatusCollector}):
-     * a fence adopted late still counts toward its round.
-     */
-    public static final int LATE_ANSWER_TIMEOUTS = 4;
-
     public FenceShards {
       epochs = Map.copyOf(epochs);
     }
@@ -409,7 +403,7 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
       }
     });
     collect(fence.requestId(), asked, (id, replyTo) -> new ShardReplica.Fence(fence.epochs().get(id), replyTo), known,
-        fence.timeoutMillis(), FenceShards.LATE_ANSWER_TIMEOUTS, fence.replyTo());
+        fence.timeoutMillis(), fence.replyTo());
     return this;
   }
 
@@ -427,16 +421,15 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
       }
     });
     collect(describe.requestId(), asked, (id, replyTo) -> new ShardReplica.Describe(replyTo), known,
-        describe.timeoutMillis(), 0, describe.replyTo());
+        describe.timeoutMillis(), describe.replyTo());
     return this;
   }
 
   private void collect(long requestId, Map<ShardId, ActorRef<ShardReplica.Command>> asked,
       java.util.function.BiFunction<ShardId, ActorRef<ReplicaStatus>, ShardReplica.Command> question,
-      List<ReplicaStatus> known, long timeoutMillis, int lateAnswerTimeouts, ActorRef<ReplicaStatuses> replyTo) {
-    Duration timeout = Duration.ofMillis(Math.max(1, timeoutMillis));
+      List<ReplicaStatus> known, long timeoutMillis, ActorRef<ReplicaStatuses> replyTo) {
     getContext().spawnAnonymous(StatusCollector.create(requestId, brokerId, registry.table().version(), asked,
-        question, known, timeout, timeout.multipliedBy(lateAnswerTimeouts), replyTo));
+        question, known, Duration.ofMillis(Math.max(1, timeoutMillis)), replyTo));
   }
 
   private Behavior<Command> onDigest(DigestReplica digest) {

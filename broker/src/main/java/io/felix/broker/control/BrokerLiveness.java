@@ -70,8 +70,9 @@ final class BrokerLiveness {
   /** Until when the cluster counts as starting (see {@link #clusterStarting}); 0: it does not. */
   private long startingUntilMillis;
   /**
-   * Whether every known broker has been up at once since this singleton started: the grace then runs from that
-   * moment (once), since the last broker up still has to open its replicas before it can answer a fence.
+   * Whether every known broker has been up at once since this singleton started: the rounds then wait up to
+   * felix.control.cluster-start-open-grace from that moment (once), since the last broker up still has to open its
+   * replicas before it can answer a fence.
    */
   private boolean everyBrokerUpSeen;
   /** Whether most known brokers were missing at this singleton's first look. */
@@ -158,9 +159,9 @@ final class BrokerLiveness {
     }
     if (startingUntilMillis > 0 && !everyBrokerUpSeen && usable.containsAll(state.brokers().keySet())) {
       everyBrokerUpSeen = true;
-      startingUntilMillis = Math.max(startingUntilMillis, now + settings.clusterStartGrace().toMillis());
+      startingUntilMillis = Math.max(startingUntilMillis, now + settings.clusterStartOpenGrace().toMillis());
       log.info("Every broker is up: failover rounds wait for every replica's answer for up to {} more, while the last"
-          + " brokers open their replicas", settings.clusterStartGrace());
+          + " brokers open their replicas", settings.clusterStartOpenGrace());
     }
     membershipSeen = true;
     available.clear();

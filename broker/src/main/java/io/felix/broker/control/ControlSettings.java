@@ -9,7 +9,8 @@ import java.time.Duration;
 
 /** The placement singleton's timers and limits, from {@code felix.control}. */
 public record ControlSettings(
-    Duration placementInterval, Duration failoverTimeout, Duration clusterStartGrace, Duration moveStallTimeout,
+    Duration placementInterval, Duration failoverTimeout, Duration clusterStartGrace, Duration clusterStartOpenGrace,
+    Duration moveStallTimeout,
     Duration moveFenceTimeout, long moveCatchUpLag,
     int maxConcurrentMoves, int maxMovesPerBroker, Duration replicaTimeout, Duration registerInterval,
     Duration progressInterval, Duration probeInterval, int snapshotEvery, int recentMoves, Strategy strategy,
@@ -22,6 +23,10 @@ public record ControlSettings(
     if (clusterStartGrace.isNegative()) {
       throw new ConfigException.BadValue("felix.control.cluster-start-grace", "must be >= 0 (0 = off), got "
           + clusterStartGrace);
+    }
+    if (clusterStartOpenGrace.isNegative()) {
+      throw new ConfigException.BadValue("felix.control.cluster-start-open-grace", "must be >= 0, got "
+          + clusterStartOpenGrace);
     }
     ConfigChecks.positive("felix.control.move-stall-timeout", moveStallTimeout);
     ConfigChecks.positive("felix.control.move-fence-timeout", moveFenceTimeout);
@@ -64,7 +69,7 @@ public record ControlSettings(
     }
     return new ControlSettings(
         c.getDuration("placement-interval"), c.getDuration("failover-timeout"), c.getDuration("cluster-start-grace"),
-        c.getDuration("move-stall-timeout"), c.getDuration("move-fence-timeout"),
+        c.getDuration("cluster-start-open-grace"), c.getDuration("move-stall-timeout"), c.getDuration("move-fence-timeout"),
         c.getLong("move-catch-up-lag"), c.getInt("max-concurrent-moves"), c.getInt("max-moves-per-broker"),
         c.getDuration("replica-timeout"), c.getDuration("register-interval"), c.getDuration("progress-interval"),
         c.getDuration("probe-interval"), c.getInt("snapshot-every"), c.getInt("recent-moves"), strategy,

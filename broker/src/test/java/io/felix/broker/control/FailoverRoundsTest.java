@@ -70,6 +70,14 @@ class FailoverRoundsTest {
         rounds.progress(state, available, Set.of(SHARD)));
   }
 
+  /** A round fenced both survivors, only the first answered (vouching), and the replica timeout has passed. */
+  private void firstSurvivorAnswersARoundPastItsTimeout() {
+    rounds.progress(state, available, Set.of(SHARD));
+    probe.drain();
+    rounds.answered(holding(SHARD, survivors.get(0), 1, 40), 2);
+    clock.advance(REPLICA_TIMEOUT + 1);
+  }
+
   /** A round started while the cluster starts, answered by both survivors; the leader that restarted is silent. */
   private void survivorsAnswerWhileTheClusterStarts() {
     rounds.progress(state, everyone, Set.of(SHARD), true);
@@ -233,11 +241,7 @@ class FailoverRoundsTest {
 
   @Test
   void aRoundWithoutAQuorumAfterTheReplicaTimeoutKeepsTheAnswersThatVouchAndFencesOnlyTheOthersAgain() {
-    rounds.progress(state, available, Set.of(SHARD));
-    probe.drain();
-    rounds.answered(holding(SHARD, survivors.get(0), 1, 40), 2);
-
-    clock.advance(REPLICA_TIMEOUT + 1);
+    firstSurvivorAnswersARoundPastItsTimeout();
     assertEquals(List.of(), rounds.progress(state, available, Set.of(SHARD)));
     assertEquals(List.of("fence " + survivors.get(1) + " s/0 @2"), probe.drain(), "the silent replica only");
 
@@ -249,14 +253,11 @@ class FailoverRoundsTest {
 
   @Test
   void askingAgainDropsTheAnswersOfBrokersNoLongerAvailableAndThoseThatDidNotVouch() {
-    rounds.progress(state, available, Set.of(SHARD));
-    probe.drain();
-    rounds.answered(holding(SHARD, survivors.get(0), 1, 40), 2);
+    firstSurvivorAnswersARoundPastItsTimeout();
     rounds.answered(notHosted(SHARD, survivors.get(1)), 2);
 
     // The first survivor's broker went away (it may restart with less than it answered); the second one vouched
     // for nothing: both are asked again once they can be.
-    clock.advance(REPLICA_TIMEOUT + 1);
     assertEquals(List.of(), rounds.progress(state, Set.of(survivors.get(1)), Set.of(SHARD)));
     assertEquals(List.of("fence " + survivors.get(1) + " s/0 @2"), probe.drain());
     rounds.answered(holding(SHARD, survivors.get(1), 1, 45), 2);

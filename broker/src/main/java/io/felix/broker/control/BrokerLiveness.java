@@ -192,9 +192,10 @@ final class BrokerLiveness {
 
   /**
    * Takes in the version of the assignment table a broker held before this singleton published anything (its answer
-   * to the question asked of each holder listed before then). A restarted broker holds none (version 0): if none holds one,
-   * every broker restarted and the cluster is starting. One that holds a table was running before this singleton: it took over a running
-   * cluster, whose replicas that can answer already did, and failover rounds do not wait for the others.
+   * to the question asked of each holder listed before then). A restarted broker holds none (version 0): if none
+   * holds one, every broker restarted and the cluster is starting. One that holds a table was running before this
+   * singleton: it took over a running cluster, whose replicas that can answer already did, and failover rounds do not
+   * wait for the others.
    */
   void heldTable(long version) {
     boolean firstAnswer = newestHeldTable < 0;
@@ -230,7 +231,8 @@ final class BrokerLiveness {
   }
 
   /**
-   * Whether the cluster is starting: this singleton started less than felix.control.cluster-start-grace ago, found
+   * Whether the cluster is starting: this singleton started less than felix.control.cluster-start-grace ago (or every
+   * broker came up less than felix.control.cluster-start-open-grace ago, see {@link #refresh}), found
    * most brokers missing at its first look or the brokers up holding no assignment table, and no broker holds one
    * (until the first broker says, it counts as starting). Failover rounds then wait for every replica
    * ({@link FailoverRounds}).

@@ -69,7 +69,8 @@ public record ControlSettings(
     }
     return new ControlSettings(
         c.getDuration("placement-interval"), c.getDuration("failover-timeout"), c.getDuration("cluster-start-grace"),
-        c.getDuration("cluster-start-open-grace"), c.getDuration("move-stall-timeout"), c.getDuration("move-fence-timeout"),
+        c.getDuration("cluster-start-open-grace"), c.getDuration("move-stall-timeout"),
+        c.getDuration("move-fence-timeout"),
         c.getLong("move-catch-up-lag"), c.getInt("max-concurrent-moves"), c.getInt("max-moves-per-broker"),
         c.getDuration("replica-timeout"), c.getDuration("register-interval"), c.getDuration("progress-interval"),
         c.getDuration("probe-interval"), c.getInt("snapshot-every"), c.getInt("recent-moves"), strategy,

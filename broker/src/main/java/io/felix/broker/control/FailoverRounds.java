@@ -144,10 +144,7 @@ final class FailoverRounds {
         continue;
       }
       if (now - round.startedAtMillis() > context.settings().replicaTimeout().toMillis()) {
-        Round again = askAgain(a, round, available, now);
-        a.replicas().stream().filter(b -> available.contains(b) && !again.fenced().containsKey(b))
-            .forEach(fencedBrokers::add);
-        round = again;
+        round = askAgain(a, round, available, now, fencedBrokers);
         askedAgain++;
       }
       Optional<Ready> quorum = waitForEveryReplica && !round.fenced().keySet().containsAll(a.replicas())
@@ -177,12 +174,14 @@ final class FailoverRounds {
    * The round of {@code a} after the replica timeout without its promotion: the same epoch, its clock restarted, the
    * answers that vouch kept (a fenced replica's log cannot grow before a leader at the round's epoch, nor shrink
    * while its broker stays available: a broker that restarted was unavailable meanwhile, and its answers are dropped),
-   * and the fence sent again to every other available replica: one that did not answer (its broker busy opening
-   * thousands of logs, or the question lost) or answered without vouching (not hosted yet, recovering, failed).
-   * Dropping every answer instead had a 10,000-shard cluster start only ever promote the shards whose three answers
-   * all came within one replica timeout (measured 2026-12-07: 87 of 10,000 in ten seconds).
+   * and the fence sent again to every other available replica (added to {@code fencedBrokers}): one that did not
+   * answer (its broker busy opening thousands of logs, or the question lost) or answered without vouching (not hosted
+   * yet, recovering, failed). Dropping every answer instead had a 10,000-shard cluster start only ever promote the
+   * shards whose three answers all came within one replica timeout (measured 2026-12-07: 87 of 10,000 in ten
+   * seconds).
    */
-  private Round askAgain(ShardAssignment a, Round round, Set<Integer> available, long now) {
+  private Round askAgain(ShardAssignment a, Round round, Set<Integer> available, long now,
+      Set<Integer> fencedBrokers) {
     Map<Integer, ReplicaStatus> vouching = new HashMap<>();
     round.fenced().forEach((broker, status) -> {
       if (available.contains(broker) && vouches(status)) {
@@ -194,6 +193,7 @@ final class FailoverRounds {
     for (int broker : a.replicas()) {
       if (available.contains(broker) && !vouching.containsKey(broker)) {
         context.probe().fence(broker, a.id(), round.epoch());
+        fencedBrokers.add(broker);
       }
     }
     context.log().debug("Shard {}: failover round at epoch {} past the replica timeout; kept the answers of {}, fencing"

@@ -303,11 +303,15 @@ public final class AdminRoutes extends AllDirectives {
    * a singleton busy creating or failing over 10,000 shards held the lists up to the 5 s timeout (2026-12-07).
    */
   private Route listStreams() {
-    CompletionStage<LocalStatuses> local = localTable()
-        .thenCompose(table -> everyStatusOf(table).thenApply(statuses -> new LocalStatuses(table, statuses)));
-    return onSuccess(local, mine -> requests.showsOwnChanges(mine.table())
-        ? listed(StreamList.of(mine.table()), 0, mine)
-        : requests.withSharedStreams(list -> listed(list.answer(), list.staleMillis(), mine)));
+    return onSuccess(localTable(), table -> {
+      CompletionStage<LocalStatuses> local =
+          everyStatusOf(table).thenApply(statuses -> new LocalStatuses(table, statuses));
+      // When the singleton is asked, this broker's statuses are asked beside it: the list waits for the slower.
+      return requests.showsOwnChanges(table)
+          ? onSuccess(local, mine -> listed(StreamList.of(table), 0, mine))
+          : requests.withSharedStreams(list ->
+              onSuccess(local, mine -> listed(list.answer(), list.staleMillis(), mine)));
+    });
   }
 
   /** A stream list; a stream too new for this broker's table shows every shard under-replicated. */

@@ -9,7 +9,7 @@ import java.util.List;
 /** Cluster membership, failure detection and downing, from {@code felix.cluster}. */
 public record ClusterSettings(
     int port, List<String> seedNodes, Duration heartbeatInterval, Duration acceptableHeartbeatPause,
-    Duration sbrStableAfter, Duration downRemovalMargin, Duration rejoinTimeout) {
+    Duration sbrStableAfter, Duration downRemovalMargin, Duration rejoinTimeout, Duration joinRetryInterval) {
 
   public ClusterSettings {
     ConfigChecks.port("felix.cluster.port", port);
@@ -24,6 +24,7 @@ public record ClusterSettings(
     ConfigChecks.positive("felix.cluster.sbr-stable-after", sbrStableAfter);
     ConfigChecks.positive("felix.cluster.down-removal-margin", downRemovalMargin);
     ConfigChecks.positive("felix.cluster.rejoin-timeout", rejoinTimeout);
+    ConfigChecks.positive("felix.cluster.join-retry-interval", joinRetryInterval);
     seedNodes = List.copyOf(seedNodes);
   }
 
@@ -36,7 +37,8 @@ public record ClusterSettings(
         c.getDuration("acceptable-heartbeat-pause"),
         c.getDuration("sbr-stable-after"),
         c.getDuration("down-removal-margin"),
-        c.getDuration("rejoin-timeout"));
+        c.getDuration("rejoin-timeout"),
+        c.getDuration("join-retry-interval"));
   }
 
 }

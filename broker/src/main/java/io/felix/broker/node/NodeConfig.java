@@ -92,6 +92,10 @@ public final class NodeConfig {
     if (ClusterJoin.isFirstSeed(seeds, new Address("pekko", SYSTEM_NAME, broker.host(), cluster.port()))) {
       // Only the first seed's process reads it: how long it asks silent seeds before forming a cluster alone.
       derived.put("pekko.cluster.seed-node-timeout", millis(cluster.rejoinTimeout()));
+    } else {
+      // Every other broker only asks again after it (it never forms a cluster): how soon it joins a first seed that
+      // formed the cluster just after this broker's first ask was answered "not a member".
+      derived.put("pekko.cluster.seed-node-timeout", millis(cluster.joinRetryInterval()));
     }
     derived.put("pekko.cluster.jmx.multi-mbeans-in-same-jvm", "on");
     // The leader removes a down, terminated member (and so lets the singleton move) only on this tick: 1 s by default.

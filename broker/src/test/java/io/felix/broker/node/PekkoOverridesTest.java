@@ -14,6 +14,7 @@ class PekkoOverridesTest {
 
   private static final String FRAME = "pekko.remote.artery.advanced.maximum-frame-size";
   private static final String WRITE_BUFFER = "pekko.stream.materializer.io.tcp.write-buffer-size";
+  private static final String RECEPTIONIST_GOSSIP = "pekko.cluster.typed.receptionist.distributed-data.gossip-interval";
 
   /** The defaults as the broker's jar merges them: Pekko's reference.conf values last, so they win. */
   private static final Config JAR_REFERENCE = ConfigFactory.parseString(
@@ -24,6 +25,9 @@ class PekkoOverridesTest {
     Config config = NodeConfig.derive(ConfigFactory.empty(), JAR_REFERENCE);
     assertEquals(2L * 1024 * 1024, config.getBytes(FRAME));
     assertEquals(128L * 1024, config.getBytes(WRITE_BUFFER));
+    assertEquals(500, config.getDuration(RECEPTIONIST_GOSSIP).toMillis());
+    assertEquals(2_000, config.getDuration("pekko.cluster.distributed-data.gossip-interval").toMillis(),
+        "only the receptionist's replicator gossips faster");
   }
 
   @Test

@@ -108,19 +108,22 @@ final class FailoverRounds {
    */
   List<PlacementEvent> progress(ControlState state, Set<Integer> available, Set<ShardId> due,
       boolean waitForEveryReplica) {
-    due = new HashSet<>(due);
-    due.addAll(unfinished(state));
-    rounds.keySet().retainAll(due);
-    promised.keySet().retainAll(due);
+    // One look-up per shard, in no order: the due shards and those with a round. With a 10,000-shard cluster start
+    // every shard has a round and a pass runs after each batch of answers; sorting them and finding the unfinished
+    // rounds in a scan of their own made up a third of the singleton's time sampled then (2026-12-07).
+    Set<ShardId> candidates = new HashSet<>(due);
+    candidates.addAll(rounds.keySet());
     long now = context.clock().millis();
     List<Ready> ready = new ArrayList<>();
     int started = 0;
     int askedAgain = 0;
     int waiting = 0;
     Set<Integer> fencedBrokers = new java.util.TreeSet<>();
-    for (ShardId id : new java.util.TreeSet<>(due)) {
+    for (ShardId id : candidates) {
       ShardAssignment a = state.shards().get(id);
-      if (a == null) {
+      if (a == null || !due.contains(id) && !unfinished(rounds.get(id), a)) {
+        rounds.remove(id); // gone, or not due and its round ended (see #unfinished)
+        promised.remove(id);
         continue;
       }
       MoveRecord move = state.moves().get(id);
@@ -167,6 +170,9 @@ final class FailoverRounds {
           withoutQuorum.size() <= 5 ? withoutQuorum : withoutQuorum.subList(0, 5) + " and more");
       withoutQuorum.clear();
     }
+    // Promotions are chosen one after another, each counting toward its broker: in shard order, whatever the order
+    // of the look-ups, so that the same answers always give the same leaders.
+    ready.sort(java.util.Comparator.comparing(r -> r.assignment().id()));
     return ready.isEmpty() ? List.of() : promote(state, available, ready, now);
   }
 
@@ -243,11 +249,15 @@ final class FailoverRounds {
     Set<ShardId> unfinished = new HashSet<>();
     rounds.forEach((id, round) -> {
       ShardAssignment a = state.shards().get(id);
-      if (a != null && a.leaderEpoch() < round.epoch()) {
+      if (a != null && unfinished(round, a)) {
         unfinished.add(id);
       }
     });
     return unfinished;
+  }
+
+  private static boolean unfinished(Round round, ShardAssignment a) {
+    return round != null && a.leaderEpoch() < round.epoch();
   }
 
   /** A shard whose round has its quorum: the replicas that may lead (those holding the most) and the best log. */

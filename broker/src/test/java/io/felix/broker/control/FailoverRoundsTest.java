@@ -318,6 +318,27 @@ class FailoverRoundsTest {
         rounds.progress(state, all, Set.of(SHARD)));
   }
 
+  @Test
+  void theShardsPromotedInOnePassComeInShardOrder() {
+    ControlState brokers = PlacementDecisionsTest.threeBrokers();
+    ControlState many = PlacementDecisionsTest.replay(brokers, new PlacementDecisions(PlacementDecisionsTest.SETTINGS)
+        .createStream(brokers, Set.of(0, 1, 2), "s", 60, 3).events());
+    Set<ShardId> ledByZero = many.shards().values().stream().filter(a -> a.leader() == 0).map(ShardAssignment::id)
+        .collect(java.util.stream.Collectors.toSet());
+    assertTrue(ledByZero.size() >= 10, "broker 0 leads " + ledByZero.size() + " of the 60 shards");
+    Set<Integer> survivingBrokers = Set.of(1, 2);
+    rounds.progress(many, survivingBrokers, ledByZero);
+    for (ShardId id : ledByZero) {
+      for (int broker : survivingBrokers) {
+        rounds.answered(holding(id, broker, 1, 40), 2);
+      }
+    }
+    clock.advance(10);
+    List<ShardId> promoted = rounds.progress(many, survivingBrokers, ledByZero).stream()
+        .map(e -> ((LeaderPromoted) e).shard()).toList();
+    assertEquals(ledByZero.stream().sorted().toList(), promoted);
+  }
+
   static ControlState oneShardOnThreeBrokers() {
     ControlState brokers = PlacementDecisionsTest.threeBrokers();
     return PlacementDecisionsTest.replay(brokers, new PlacementDecisions(PlacementDecisionsTest.SETTINGS)

@@ -1,5 +1,6 @@
 package io.felix.broker.log;
 
+import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -116,6 +117,43 @@ public final class FlushScheduler implements AutoCloseable {
       closedNow += log.closeFilesIfIdle(now, idle) ? 1 : 0;
     }
     return closedNow;
+  }
+
+  /**
+   * Makes every open log durable to its end ({@link ShardLog#checkpoint}), {@code parallelism} logs at a time, and
+   * waits up to {@code timeout}. A stopping broker calls it before its replicas stop: each replica closes its log on
+   * the replica dispatcher (a thread per core), and a close that must fsync costs a few milliseconds, so 10,000 logs
+   * written to shortly before the stop took longer than Pekko's 10 s for stopping the actors (the broker was then
+   * killed, and its next start recovered every log's tail). Concurrent fsyncs share the file system's journal
+   * commits; afterwards the closes find nothing to fsync.
+   *
+   * @return the logs checkpointed within the timeout; one that fails is left to its close, which fails it
+   */
+  public int checkpointAll(int parallelism, Duration timeout) {
+    List<ShardLog> logs = new ArrayList<>(openLogs);
+    java.util.concurrent.atomic.AtomicInteger done = new java.util.concurrent.atomic.AtomicInteger();
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(
+        Math.max(1, Math.min(parallelism, logs.size())), r -> daemon(r, "felix-log-checkpoint"));
+    for (ShardLog shardLog : logs) {
+      pool.execute(() -> {
+        try {
+          shardLog.checkpoint();
+          done.incrementAndGet();
+        } catch (IOException | RuntimeException e) {
+          log.warn("Making log {} durable before the stop failed: {}", shardLog.directory(), e.toString());
+        }
+      });
+    }
+    pool.shutdown();
+    try {
+      if (!pool.awaitTermination(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+        log.warn("{} of {} logs made durable within {} before the stop; their closes do the rest", done.get(),
+            logs.size(), timeout);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    return done.get();
   }
 
   /** Logs open with this scheduler. */

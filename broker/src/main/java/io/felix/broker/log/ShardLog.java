@@ -785,15 +785,7 @@ public final class ShardLog implements AutoCloseable {
       closed = true;
       try {
         if (failure == null) {
-          long end = logEndOffset;
-          makeEntriesDurable();
-          if (durability.durableOffset() < end) {
-            active.force();
-            durability.durableAt(end);
-          }
-          if (recoveryPointBehind(end)) {
-            writeRecoveryPoint(recoveryPointAtEnd());
-          }
+          makeDurableToEnd();
         }
       } finally {
         closeFiles();
@@ -801,6 +793,35 @@ public final class ShardLog implements AutoCloseable {
     }
     durability.completeReached();
     durability.failAbove(-1, new IllegalStateException("log " + dir + " was closed"));
+  }
+
+  /**
+   * Makes everything appended so far durable and moves the recovery point to the end, leaving the log open: the first
+   * half of {@link #close}, which then has nothing left to fsync unless more was appended meanwhile. A stopping broker
+   * does it for all its logs at once ({@link FlushScheduler#checkpointAll}) before its replicas close them one after
+   * another. Safe on any thread (under the flush lock, as a flush round); a closed or failed log is left as it is.
+   */
+  public void checkpoint() throws IOException {
+    synchronized (flushLock) {
+      if (closed || failure != null) {
+        return;
+      }
+      makeDurableToEnd();
+    }
+    durability.completeReached();
+  }
+
+  /** Under the flush lock: fsyncs what is not durable yet and moves the recovery point to the end. */
+  private void makeDurableToEnd() throws IOException {
+    long end = logEndOffset;
+    makeEntriesDurable();
+    if (durability.durableOffset() < end) {
+      active.force();
+      durability.durableAt(end);
+    }
+    if (recoveryPointBehind(end)) {
+      writeRecoveryPoint(recoveryPointAtEnd());
+    }
   }
 
   /** Closes the files without fsync or recovery point: what a process crash leaves. For recovery tests. */

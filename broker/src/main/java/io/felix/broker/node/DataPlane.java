@@ -37,7 +37,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -54,6 +56,11 @@ public final class DataPlane {
 
   private final ActorSystem<?> system;
   private final BrokerSettings broker;
+  /** Logs made durable at once when the system stops: as many fsyncs in flight as Pekko's blocking-IO dispatcher. */
+  private static final int CHECKPOINT_PARALLELISM = 16;
+  /** Below the phase's 5 s, so that the task ends (and logs what it did) before Pekko gives up on it. */
+  private static final java.time.Duration CHECKPOINT_TIMEOUT = java.time.Duration.ofSeconds(4);
+
   private final FlushScheduler flusher;
   private final ReplicaRegistry registry;
   private final TcpReplicationTransport transport;
@@ -112,6 +119,7 @@ public final class DataPlane {
         broker.clientPort(), ClientListenerName.INTERNAL);
     this.externalListener = broker.external().map(external -> ClientListener.start(system, listener, tls,
         clientRequests, broker.host(), external.port(), ClientListenerName.EXTERNAL));
+    makeLogsDurableBeforeTheReplicasStop(system);
     system.getWhenTerminated().thenRun(this::releaseResources);
     log.info("broker {}: data plane started, data in {}, clients on {}:{}, replication on {}:{}", broker.id(),
         broker.dataDir(), broker.host(), clientListener.boundPort(), broker.host(), transport.boundPort());
@@ -259,6 +267,24 @@ public final class DataPlane {
   }
 
   /** Once, when the ActorSystem has terminated: every replica (the guardian's children) has stopped by then. */
+  /**
+   * When the system stops (a shutdown, or downed), just before its actors stop: every open log made durable to its
+   * end, {@value #CHECKPOINT_PARALLELISM} at a time, so that each replica's close, one after another on the replica
+   * dispatcher, has nothing left to fsync (see {@link FlushScheduler#checkpointAll}). Within the phase's own timeout
+   * (Pekko's default, 5 s); the closes do whatever is left.
+   */
+  private void makeLogsDurableBeforeTheReplicasStop(ActorSystem<?> system) {
+    org.apache.pekko.actor.CoordinatedShutdown.get(Adapter.toClassic(system)).addTask(
+        org.apache.pekko.actor.CoordinatedShutdown.PhaseBeforeActorSystemTerminate(), "felix-logs-durable",
+        () -> CompletableFuture.supplyAsync(() -> {
+          long started = System.nanoTime();
+          int logs = flusher.checkpointAll(CHECKPOINT_PARALLELISM, CHECKPOINT_TIMEOUT);
+          log.info("broker {}: made {} logs durable before stopping ({} ms)", broker.id(), logs,
+              TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+          return Done.getInstance();
+        }));
+  }
+
   private void releaseResources() {
     transport.close();
     clientListener.close();

@@ -79,6 +79,39 @@ class IdempotentProduceClusterTest {
     }
   }
 
+  /**
+   * kafka-clients bounds its requests in flight per connection, not per partition: across a leader change a
+   * partition can have five batches unanswered at the old leader while its next batch is appended by the new one.
+   * The retries of the five are duplicates there, answered with their original offsets (KafkaLeaderKillProcessTest
+   * once saw OUT_OF_ORDER_SEQUENCE for them, "older than the last 5 batches it remembers", until they expired).
+   */
+  @Test
+  void retriesOfFiveBatchesInFlightAcrossALeaderChangeAreDuplicatesAfterTheNewLeaderAppendedTheNext()
+      throws Exception {
+    ShardId shard = new ShardId("straddle", 0);
+    try (TestBrokers brokers = new TestBrokers(dir, 3, "")) {
+      brokers.apply(table(brokers, shard, List.of(0, 1, 2), 0, 1));
+      long[] offsets = new long[5];
+      for (int i = 0; i < 5; i++) { // stored everywhere, their answers lost on the way (the client retries them)
+        offsets[i] = acknowledgedOffset(brokers, 0, produce(shard, "in-flight-" + i, 2, 2 * i));
+      }
+      TestBrokers.await("broker 1 holds the five batches", Duration.ofSeconds(20),
+          () -> brokers.describe(1, shard).logEndOffset() == offsets[4] + 2);
+
+      brokers.fence(1, shard, 2);
+      brokers.fence(2, shard, 2);
+      brokers.apply(table(brokers, shard, List.of(0, 1, 2), 1, 2));
+      long next = acknowledgedOffset(brokers, 1, produce(shard, "next", 3, 10)); // sent to the new leader meanwhile
+      assertEquals(offsets[4] + 2 + 1, next, "after the five and the new leader's epoch marker");
+
+      for (int i = 0; i < 5; i++) {
+        assertEquals(offsets[i], acknowledgedOffset(brokers, 1, produce(shard, "in-flight-" + i, 2, 2 * i)),
+            "the retry of batch " + i);
+      }
+      assertEquals(next + 3, brokers.describe(1, shard).logEndOffset(), "nothing stored twice");
+    }
+  }
+
   @Test
   void aForwardedBatchRetriedAfterTheForwardingConnectionWasCutIsStoredOnce() throws Exception {
     ShardId shard = new ShardId("forwarded", 0);

@@ -20,10 +20,24 @@ import java.util.function.LongSupplier;
  *
  * <p>The leader asks {@link #check} before appending a producer's batch: one it holds among the last batches is a
  * duplicate (answered with its original offsets), one that does not continue the last sequence is out of order.
- * Owned by the log's owner thread; not thread-safe.
+ *
+ * <p>Across a change of leader five are not enough. kafka-clients bounds its requests in flight per connection, not
+ * per partition: while a partition's five batches wait at a leader that was fenced (their answers held back by the
+ * other partitions of their requests), the client may send the partition's next batches to the new leader, which
+ * holds the five and appends the next ones after them; its retries of the five must still be duplicates there. So
+ * each producer also keeps the last {@value #BATCHES_KEPT} batches stored before the leader epoch of its latest
+ * batch began ({@code beforeLeaderChange}), which every replica derives from the batches' leader epochs (in memory
+ * only: after a load from a snapshot the next batch keeps the batches loaded). Kafka's broker keeps five in all and
+ * answers such a retry OUT_OF_ORDER_SEQUENCE_NUMBER, which kafka-clients retries without end once a later sequence
+ * of the partition was acknowledged.
+ *
+ * <p>Owned by the log's owner thread; not thread-safe.
  */
 public final class ProducerStates {
-  /** As Kafka: a producer has at most five batches in flight per shard, so five cover every retry it can send. */
+  /**
+   * As Kafka: a producer has at most five batches in flight per shard at one leader, so five cover every retry it
+   * can send while the leader stays (the batches of the previous leadership are kept too: see above).
+   */
   public static final int BATCHES_KEPT = 5;
 
   /** One stored batch of a producer: its sequence range and where it lies in the log. */
@@ -35,6 +49,10 @@ public final class ProducerStates {
     int epoch;
     long lastTimestamp;
     final ArrayDeque<StoredBatch> batches = new ArrayDeque<>(BATCHES_KEPT);
+    /** The leader epoch of the latest batch, -1 when not known (the entry was read from a snapshot). */
+    long leaderEpoch = -1;
+    /** The last batches stored before {@link #leaderEpoch} began (their retries may still come), oldest first. */
+    List<StoredBatch> beforeLeaderChange = List.of();
 
     Entry(long producerId, int epoch, long lastTimestamp) {
       this.producerId = producerId;
@@ -105,6 +123,11 @@ public final class ProducerStates {
         return new Verdict(Outcome.DUPLICATE, b.baseOffset(), "");
       }
     }
+    for (StoredBatch b : e.beforeLeaderChange) {
+      if (b.firstSequence() == producer.baseSequence() && b.lastSequence() == last) {
+        return new Verdict(Outcome.DUPLICATE, b.baseOffset(), "");
+      }
+    }
     int expected = ProducerSequences.add(e.lastSequence(), 1);
     if (producer.baseSequence() == expected) {
       return Verdict.APPEND;
@@ -123,11 +146,12 @@ public final class ProducerStates {
   /** Records a batch stored in the log (any producer batch: the leader's, a replicated one, one read on open). */
   void onBatch(LogBatch batch) {
     if (batch.producer().idempotent()) {
-      onBatch(batch.producer(), batch.baseOffset(), batch.recordCount());
+      onBatch(batch.producer(), batch.baseOffset(), batch.recordCount(), batch.leaderEpoch());
     }
   }
 
-  void onBatch(ProducerStamp producer, long baseOffset, int recordCount) {
+  /** @param leaderEpoch the leader epoch the batch was stored under */
+  void onBatch(ProducerStamp producer, long baseOffset, int recordCount, long leaderEpoch) {
     ensureLoaded();
     long timestamp = clock.getAsLong();
     Entry e = producers.computeIfAbsent(producer.producerId(),
@@ -135,6 +159,14 @@ public final class ProducerStates {
     if (producer.producerEpoch() != e.epoch) {
       e.epoch = producer.producerEpoch();
       e.batches.clear();
+      e.beforeLeaderChange = List.of();
+    }
+    if (leaderEpoch != e.leaderEpoch) {
+      // The producer's first batch under this leadership: the batches before it may be in flight still.
+      if (!e.batches.isEmpty()) {
+        e.beforeLeaderChange = List.copyOf(e.batches);
+      }
+      e.leaderEpoch = leaderEpoch;
     }
     e.lastTimestamp = Math.max(e.lastTimestamp, timestamp);
     if (e.batches.size() == BATCHES_KEPT) {

@@ -261,7 +261,7 @@ public final class ShardLog implements AutoCloseable {
         payload);
     write(header, payload, base, base + recordCount, leaderEpoch);
     if (producer.idempotent()) {
-      producers.onBatch(producer, base, recordCount);
+      producers.onBatch(producer, base, recordCount, leaderEpoch);
     }
     return base;
   }

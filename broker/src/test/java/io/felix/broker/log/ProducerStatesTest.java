@@ -10,6 +10,7 @@ import io.felix.broker.log.ProducerStates.Outcome;
 import io.felix.broker.log.ProducerStates.Verdict;
 import java.io.IOException;
 import java.io.RandomAccessFile;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -66,6 +67,42 @@ class ProducerStatesTest {
     }
   }
 
+  /**
+   * kafka-clients bounds its requests in flight per connection, not per partition: while a partition's five batches
+   * wait at a leader that a move fenced (their answers held back by the request's other partitions), the client,
+   * having read the new leader in metadata, sends the partition's next batches there, and the new leader, which
+   * holds the five, appends them after. Its retries of the five must still be duplicates there: OUT_OF_ORDER is
+   * retried by kafka-clients without end once a later sequence was acknowledged (KafkaLeaderKillProcessTest in CI:
+   * "sent sequence 409; this shard expects 2992 (the batch is older than the last 5 batches it remembers)").
+   */
+  @Test
+  void batchesInFlightAcrossALeaderChangeStayDuplicatesWhateverTheNewLeaderAppendsAfterThem() throws IOException {
+    try (ShardLog old = ShardLog.open(tmp.resolve("old"), smallSegments(), flusher);
+        ShardLog next = ShardLog.open(tmp.resolve("next"), smallSegments(), flusher)) {
+      long[] offsets = new long[14];
+      for (int i = 0; i < 8; i++) { // batches 3..7: the client's five in flight when leader epoch 1 ends
+        offsets[i] = appendChecked(old, i, 1_000);
+      }
+      while (next.logEndOffset() < old.logEndOffset()) { // the new leader holds every record of the fenced one
+        next.appendReplicated(old.read(next.logEndOffset(), 1 << 20).batches());
+      }
+      next.appendAsLeader(2, 1, 1_000, 1_000, ByteBuffer.allocate(0)); // its epoch marker
+      for (int i = 8; i < 14; i++) { // the client's next batches, sent to the new leader meanwhile
+        assertEquals(Outcome.APPEND, next.producers().check(stamp(0, 3 * i), 3).outcome(), "batch " + i);
+        offsets[i] = next.appendAsLeader(2, 3, 1_000, 1_000, stamp(0, 3 * i), payload(i));
+      }
+      for (int i = 3; i < 14; i++) { // batch 8 was answered before batch 13 could go: the client never sends it again
+        if (i != 8) {
+          assertEquals(new Verdict(Outcome.DUPLICATE, offsets[i], ""), next.producers().check(stamp(0, 3 * i), 3),
+              "a retry of batch " + i);
+        }
+      }
+      assertEquals(Outcome.OUT_OF_ORDER, next.producers().check(stamp(0, 6), 3).outcome(),
+          "batch 2 was answered before the leader changed: the client never sends it again");
+      assertEquals(Outcome.APPEND, next.producers().check(stamp(0, 42), 3).outcome());
+    }
+  }
+
   @Test
   void aSequenceGapAndAStaleEpochAreRefusedAndANewEpochStartsAtZero() throws IOException {
     try (ShardLog log = ShardLog.open(tmp.resolve("log"), smallSegments(), flusher)) {
@@ -91,9 +128,9 @@ class ProducerStatesTest {
   void aProducerIdleLongerThanTheExpiryIsForgotten() {
     long[] now = {10_000};
     ProducerStates states = new ProducerStates(() -> now[0]); // the replica's clock, not the batches' timestamps
-    states.onBatch(stamp(0, 0), 0, 3);
+    states.onBatch(stamp(0, 0), 0, 3, 1);
     now[0] = 50_000;
-    states.onBatch(new ProducerStamp(7, 0, 0), 3, 1);
+    states.onBatch(new ProducerStamp(7, 0, 0), 3, 1, 1);
     long idle = 30_000;
     assertEquals(0, states.expireIdle(40_000, idle), "idle exactly 30 s: kept");
     assertEquals(Outcome.DUPLICATE, states.check(stamp(0, 0), 3).outcome());

@@ -64,13 +64,20 @@ final class ProducerSnapshot {
     CheckpointFile.forceDirectory(dir);
   }
 
-  /** Deletes the snapshots above {@code offset} (they count batches a truncation removed). */
-  static void deleteAbove(Path dir, long offset) throws IOException {
+  /**
+   * Deletes the snapshots above {@code offset} (they count batches a truncation removes); the caller makes the
+   * deletion durable.
+   *
+   * @return whether it deleted any
+   */
+  static boolean deleteAbove(Path dir, long offset) throws IOException {
+    boolean deleted = false;
     for (long at : list(dir)) {
       if (at > offset) {
-        Files.deleteIfExists(fileFor(dir, at));
+        deleted |= Files.deleteIfExists(fileFor(dir, at));
       }
     }
+    return deleted;
   }
 
   /**

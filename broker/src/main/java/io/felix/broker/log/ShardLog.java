@@ -677,6 +677,12 @@ public final class ShardLog implements AutoCloseable {
       throw new IllegalArgumentException("log " + dir + " ends at " + end + ", not below " + offset);
     }
     try {
+      // Every producer snapshot first, durably: one left by a crash after the new segment replaced the old ones would
+      // lie below the new start and be loaded with the dropped batches' producers (without them the old log, should
+      // the crash leave it, rebuilds its producers from its batches).
+      if (ProducerSnapshot.deleteAbove(dir, -1)) {
+        CheckpointFile.forceDirectory(dir);
+      }
       changeSegments(() -> {
         Segment next = Segment.create(dir, offset, settings.indexIntervalBytes());
         CheckpointFile.forceDirectory(dir);
@@ -695,7 +701,6 @@ public final class ShardLog implements AutoCloseable {
         writeRecoveryPoint(new RecoveryPoint(offset, offset, 0));
         // The dropped batches' producers are the leader's business now: what it sends from here rebuilds them.
         producers.clear();
-        ProducerSnapshot.deleteAbove(dir, -1);
         return null;
       });
     } catch (IOException e) {
@@ -726,6 +731,11 @@ public final class ShardLog implements AutoCloseable {
     }
     long newEnd;
     try {
+      // First the producer snapshots above the cut (they count batches it removes), durably: were they left by a
+      // crash during the cut, one would be loaded once the log grew past it again.
+      if (ProducerSnapshot.deleteAbove(dir, offset)) {
+        CheckpointFile.forceDirectory(dir);
+      }
       newEnd = changeSegments(() -> {
         Segment keep = segments.floorEntry(offset).getValue();
         Segment.BatchStart cut = keep.locate(offset);
@@ -761,13 +771,7 @@ public final class ShardLog implements AutoCloseable {
       fail(e);
       throw new UncheckedIOException("truncation of " + dir + " to " + offset + " failed; the log is failed", e);
     }
-    try {
-      ProducerSnapshot.deleteAbove(dir, newEnd);
-      producers.loadLazily(this::rebuildProducers);
-    } catch (IOException e) {
-      fail(e);
-      throw new UncheckedIOException("rebuilding the producer state of " + dir + " after truncation failed", e);
-    }
+    producers.loadLazily(this::rebuildProducers);
     log.info("Truncated log {} from end offset {} to {}", dir, end, newEnd);
     durability.failAbove(newEnd, new IllegalStateException("records at or after offset " + newEnd + " were truncated"));
     return newEnd;

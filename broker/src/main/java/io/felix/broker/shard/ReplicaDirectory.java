@@ -394,13 +394,13 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
   private Behavior<Command> onFenceShards(FenceShards fence) {
     Map<ShardId, ActorRef<ShardReplica.Command>> asked = new HashMap<>();
     List<ReplicaStatus> known = new ArrayList<>();
-    fence.epochs().keySet().forEach(id -> {
+    fence.epochs().forEach((id, epoch) -> {
       ActorRef<ShardReplica.Command> replica = replicas.get(id);
       if (replica == null) {
         known.add(ReplicaStatus.notHosted(id, brokerId));
-      } else {
+      } else if (!openRound.fenceWaits(id, epoch)) {
         asked.put(id, replica); // even one still opening: the fence must be adopted, so it waits for the replica
-      }
+      } // else one at this epoch already waits for the replica to open: this one would only wait behind it
     });
     collect(fence.requestId(), asked, (id, replyTo) -> new ShardReplica.Fence(fence.epochs().get(id), replyTo), known,
         fence.timeoutMillis(), fence.replyTo());

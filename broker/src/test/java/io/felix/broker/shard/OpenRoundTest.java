@@ -1,6 +1,8 @@
 package io.felix.broker.shard;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.felix.broker.assignment.ShardId;
 import java.util.Optional;
@@ -52,5 +54,26 @@ class OpenRoundTest {
     round.started(shard(1));
     clock.addAndGet(100_000_000L);
     assertEquals(Optional.of("opened 1 replicas in 0.1 s, 0 failed, 0 quarantined"), round.opened(shard(1), false));
+  }
+
+  @Test
+  void aReplicaStillOpeningGetsOneFencePerEpochAndAnOpenReplicaEveryFence() {
+    round.started(shard(0));
+    round.started(shard(1));
+    assertFalse(round.fenceWaits(shard(0), 2), "the first fence goes to the replica's stash");
+    assertTrue(round.fenceWaits(shard(0), 2), "asked again at the same epoch: one already waits");
+    assertTrue(round.fenceWaits(shard(0), 1));
+    assertFalse(round.fenceWaits(shard(0), 3), "a higher epoch must be adopted too");
+    assertTrue(round.fenceWaits(shard(0), 3));
+
+    round.opened(shard(0), false);
+    assertFalse(round.fenceWaits(shard(0), 3), "open: it answers every fence at once");
+    assertFalse(round.fenceWaits(shard(0), 3));
+    assertFalse(round.fenceWaits(shard(7), 2), "not started here");
+
+    assertFalse(round.fenceWaits(shard(1), 2));
+    round.stopped(shard(1));
+    round.started(shard(1)); // started again after a failure: a new actor, whose stash holds nothing
+    assertFalse(round.fenceWaits(shard(1), 2));
   }
 }

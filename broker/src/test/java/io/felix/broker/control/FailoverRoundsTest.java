@@ -252,6 +252,22 @@ class FailoverRoundsTest {
   }
 
   @Test
+  void aRoundAsksAgainAfterTheReplicaTimeoutThenTwiceAsLongEachTimeUpToFourTimes() {
+    firstSurvivorAnswersARoundPastItsTimeout();
+    assertEquals(List.of(), rounds.progress(state, available, Set.of(SHARD)));
+    assertEquals(List.of("fence " + survivors.get(1) + " s/0 @2"), probe.drain(), "after one replica timeout");
+    for (long times : new long[] {2, 4, 4, 4}) {
+      clock.advance(times * REPLICA_TIMEOUT);
+      rounds.progress(state, available, Set.of(SHARD));
+      assertEquals(List.of(), probe.drain(), "not before " + times + " replica timeouts");
+      clock.advance(1);
+      rounds.progress(state, available, Set.of(SHARD));
+      assertEquals(List.of("fence " + survivors.get(1) + " s/0 @2"), probe.drain(),
+          "after " + times + " replica timeouts");
+    }
+  }
+
+  @Test
   void askingAgainDropsTheAnswersOfBrokersNoLongerAvailableAndThoseThatDidNotVouch() {
     firstSurvivorAnswersARoundPastItsTimeout();
     rounds.answered(notHosted(SHARD, survivors.get(1)), 2);
@@ -264,6 +280,9 @@ class FailoverRoundsTest {
     assertEquals(List.of(), rounds.progress(state, available, Set.of(SHARD)), "one answer kept: no majority");
 
     clock.advance(REPLICA_TIMEOUT + 1);
+    assertEquals(List.of(), rounds.progress(state, available, Set.of(SHARD)));
+    assertEquals(List.of(), probe.drain(), "asked again once: the next fence waits twice the replica timeout");
+    clock.advance(REPLICA_TIMEOUT);
     assertEquals(List.of(), rounds.progress(state, available, Set.of(SHARD)));
     assertEquals(List.of("fence " + survivors.get(0) + " s/0 @2"), probe.drain());
     rounds.answered(holding(SHARD, survivors.get(0), 1, 30), 2);

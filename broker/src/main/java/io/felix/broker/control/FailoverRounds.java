@@ -11,10 +11,12 @@ import io.felix.placement.Step;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.stream.Collectors;
 
 /**
@@ -63,8 +65,10 @@ import java.util.stream.Collectors;
  */
 final class FailoverRounds {
 
-  /** Answers to this round's fence only: one at another epoch, or from before the round, proves nothing. */
   /**
+   * A round's fence epoch, when it (last) fenced, and the answers to this fence only: one at another epoch, or from
+   * before the round, proves nothing.
+   *
    * @param asked how many times the fence was sent again (see {@link #askAgainAfter}); 0 for a new round
    */
   private record Round(long epoch, long startedAtMillis, Map<Integer, ReplicaStatus> fenced, int asked) {}
@@ -127,7 +131,7 @@ final class FailoverRounds {
     int started = 0;
     int askedAgain = 0;
     int waiting = 0;
-    Set<Integer> fencedBrokers = new java.util.TreeSet<>();
+    Set<Integer> fencedBrokers = new TreeSet<>();
     for (ShardAssignment a : found.values()) {
       ShardId id = a.id();
       if (!due.contains(id) && !unfinished(rounds.get(id), a)) {
@@ -190,8 +194,8 @@ final class FailoverRounds {
    * shards, which costs more than the walk: fourteen comparisons deep for 10,000 shards, on nodes that are rarely in
    * the cache.
    */
-  static Map<ShardId, ShardAssignment> assignmentsOf(ControlState state, Set<ShardId> ids) {
-    Map<ShardId, ShardAssignment> found = new java.util.LinkedHashMap<>();
+  private static Map<ShardId, ShardAssignment> assignmentsOf(ControlState state, Set<ShardId> ids) {
+    Map<ShardId, ShardAssignment> found = new LinkedHashMap<>();
     if (ids.size() * 8L > state.shards().size()) {
       for (ShardAssignment a : state.shards().values()) {
         if (ids.contains(a.id())) {
@@ -199,7 +203,7 @@ final class FailoverRounds {
         }
       }
     } else {
-      for (ShardId id : new java.util.TreeSet<>(ids)) {
+      for (ShardId id : new TreeSet<>(ids)) {
         ShardAssignment a = state.shards().get(id);
         if (a != null) {
           found.put(id, a);
@@ -210,7 +214,7 @@ final class FailoverRounds {
   }
 
   /**
-   * The round of {@code a} after the replica timeout without its promotion: the same epoch, its clock restarted, the
+   * The round of {@code a} after its wait without a promotion ({@link #askAgainAfter}): the same epoch, its clock restarted, the
    * answers that vouch kept (a fenced replica's log cannot grow before a leader at the round's epoch, nor shrink
    * while its broker stays available: a broker that restarted was unavailable meanwhile, and its answers are dropped),
    * and the fence sent again to every other available replica (added to {@code fencedBrokers}): one that did not

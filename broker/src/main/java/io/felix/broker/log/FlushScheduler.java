@@ -7,8 +7,11 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
@@ -124,15 +127,15 @@ public final class FlushScheduler implements AutoCloseable {
    * waits up to {@code timeout}. A stopping broker calls it before its replicas stop: each replica closes its log on
    * the replica dispatcher (a thread per core), and a close that must fsync costs a few milliseconds, so 10,000 logs
    * written to shortly before the stop took longer than Pekko's 10 s for stopping the actors (the broker was then
-   * killed, and its next start recovered every log's tail). Concurrent fsyncs share the file system's journal
-   * commits; afterwards the closes find nothing to fsync.
+   * killed, and its next start recovered every log's tail). Concurrent fsyncs overlap in the disk; afterwards the
+   * closes find nothing to fsync.
    *
    * @return the logs checkpointed within the timeout; one that fails is left to its close, which fails it
    */
   public int checkpointAll(int parallelism, Duration timeout) {
     List<ShardLog> logs = new ArrayList<>(openLogs);
-    java.util.concurrent.atomic.AtomicInteger done = new java.util.concurrent.atomic.AtomicInteger();
-    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(
+    AtomicInteger done = new AtomicInteger();
+    ExecutorService pool = Executors.newFixedThreadPool(
         Math.max(1, Math.min(parallelism, logs.size())), r -> daemon(r, "felix-log-checkpoint"));
     for (ShardLog shardLog : logs) {
       pool.execute(() -> {

@@ -3,6 +3,7 @@ package io.felix.broker.node;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import java.nio.file.Path;
+import java.time.Duration;
 import io.felix.broker.assignment.BrokerEndpoint;
 import io.felix.broker.assignment.ClientListenerName;
 import io.felix.broker.client.ClientListener;
@@ -38,6 +39,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.Done;
+import org.apache.pekko.actor.CoordinatedShutdown;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -59,7 +61,7 @@ public final class DataPlane {
   /** Logs made durable at once when the system stops: as many fsyncs in flight as Pekko's blocking-IO dispatcher. */
   private static final int CHECKPOINT_PARALLELISM = 16;
   /** Below the phase's 5 s, so that the task ends (and logs what it did) before Pekko gives up on it. */
-  private static final java.time.Duration CHECKPOINT_TIMEOUT = java.time.Duration.ofSeconds(4);
+  private static final Duration CHECKPOINT_TIMEOUT = Duration.ofSeconds(4);
 
   private final FlushScheduler flusher;
   private final ReplicaRegistry registry;
@@ -274,8 +276,8 @@ public final class DataPlane {
    * (Pekko's default, 5 s); the closes do whatever is left.
    */
   private void makeLogsDurableBeforeTheReplicasStop(ActorSystem<?> system) {
-    org.apache.pekko.actor.CoordinatedShutdown.get(Adapter.toClassic(system)).addTask(
-        org.apache.pekko.actor.CoordinatedShutdown.PhaseBeforeActorSystemTerminate(), "felix-logs-durable",
+    CoordinatedShutdown.get(Adapter.toClassic(system)).addTask(
+        CoordinatedShutdown.PhaseBeforeActorSystemTerminate(), "felix-logs-durable",
         () -> CompletableFuture.supplyAsync(() -> {
           long started = System.nanoTime();
           int logs = flusher.checkpointAll(CHECKPOINT_PARALLELISM, CHECKPOINT_TIMEOUT);

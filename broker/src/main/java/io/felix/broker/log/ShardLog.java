@@ -680,9 +680,7 @@ public final class ShardLog implements AutoCloseable {
       // Every producer snapshot first, durably: one left by a crash after the new segment replaced the old ones would
       // lie below the new start and be loaded with the dropped batches' producers (without them the old log, should
       // the crash leave it, rebuilds its producers from its batches).
-      if (ProducerSnapshot.deleteAbove(dir, -1)) {
-        CheckpointFile.forceDirectory(dir);
-      }
+      ProducerSnapshot.deleteAbove(dir, -1);
       changeSegments(() -> {
         Segment next = Segment.create(dir, offset, settings.indexIntervalBytes());
         CheckpointFile.forceDirectory(dir);
@@ -733,9 +731,7 @@ public final class ShardLog implements AutoCloseable {
     try {
       // First the producer snapshots above the cut (they count batches it removes), durably: were they left by a
       // crash during the cut, one would be loaded once the log grew past it again.
-      if (ProducerSnapshot.deleteAbove(dir, offset)) {
-        CheckpointFile.forceDirectory(dir);
-      }
+      ProducerSnapshot.deleteAbove(dir, offset);
       newEnd = changeSegments(() -> {
         Segment keep = segments.floorEntry(offset).getValue();
         Segment.BatchStart cut = keep.locate(offset);

@@ -65,19 +65,19 @@ final class ProducerSnapshot {
   }
 
   /**
-   * Deletes the snapshots above {@code offset} (they count batches a truncation removes), durably: the directory is
-   * fsynced when any was deleted, so that a crash after the caller's next step cannot bring one back.
+   * Deletes the snapshots above {@code offset} (they count batches a truncation removes); the caller makes the
+   * deletion durable.
+   *
+   * @return whether it deleted any
    */
-  static void deleteAbove(Path dir, long offset) throws IOException {
+  static boolean deleteAbove(Path dir, long offset) throws IOException {
     boolean deleted = false;
     for (long at : list(dir)) {
       if (at > offset) {
         deleted |= Files.deleteIfExists(fileFor(dir, at));
       }
     }
-    if (deleted) {
-      CheckpointFile.forceDirectory(dir);
-    }
+    return deleted;
   }
 
   /**

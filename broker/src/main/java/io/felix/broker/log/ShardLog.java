@@ -680,7 +680,9 @@ public final class ShardLog implements AutoCloseable {
       // Every producer snapshot first, durably: one left by a crash after the new segment replaced the old ones would
       // lie below the new start and be loaded with the dropped batches' producers (without them the old log, should
       // the crash leave it, rebuilds its producers from its batches).
-      ProducerSnapshot.deleteAbove(dir, -1);
+      if (ProducerSnapshot.deleteAbove(dir, -1)) {
+        CheckpointFile.forceDirectory(dir);
+      }
       changeSegments(() -> {
         Segment next = Segment.create(dir, offset, settings.indexIntervalBytes());
         CheckpointFile.forceDirectory(dir);
@@ -731,7 +733,9 @@ public final class ShardLog implements AutoCloseable {
     try {
       // First the producer snapshots above the cut (they count batches it removes), durably: were they left by a
       // crash during the cut, one would be loaded once the log grew past it again.
-      ProducerSnapshot.deleteAbove(dir, offset);
+      if (ProducerSnapshot.deleteAbove(dir, offset)) {
+        CheckpointFile.forceDirectory(dir);
+      }
       newEnd = changeSegments(() -> {
         Segment keep = segments.floorEntry(offset).getValue();
         Segment.BatchStart cut = keep.locate(offset);

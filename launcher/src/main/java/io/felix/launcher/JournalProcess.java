@@ -42,20 +42,34 @@ final class JournalProcess {
     Process journal = Detached.start(JournalServer.commandLine(settings, layout), settings.environment(),
         layout.journalLog());
     process.record(journal.pid());
+    awaitListening(journal, port);
+    say.println("felix: started the placement journal (H2 server pid " + journal.pid() + ", port " + port + ", "
+        + layout.journalFile() + ")");
+  }
+
+  /**
+   * Until the journal process itself says it serves: the port alone is not enough, since another cluster started at
+   * the same moment on the same range (a parallel test) may hold it; our brokers would then use its journal.
+   */
+  private void awaitListening(Process journal, int port) throws IOException, InterruptedException {
+    String listening = JournalServer.listeningLine(journal.pid());
     long deadline = System.nanoTime() + LISTEN_TIMEOUT.toNanos();
-    while (!Ports.inUse(port)) {
+    while (LogTail.lastLines(layout.journalLog(), 40).stream().noneMatch(line -> line.startsWith(listening))) {
       if (!journal.isAlive()) {
-        throw new IOException("the journal server exited; last lines of " + layout.journalLog() + ":\n"
-            + LogTail.of(layout.journalLog(), 20));
+        process.forget();
+        String tail = LogTail.of(layout.journalLog(), 20);
+        if (journal.exitValue() == JournalServer.PORT_TAKEN) {
+          throw new PortTakenException("port " + port + " (the journal) was taken by another process as the journal"
+              + " started; last lines of " + layout.journalLog() + ":\n" + tail);
+        }
+        throw new IOException("the journal server exited; last lines of " + layout.journalLog() + ":\n" + tail);
       }
       if (System.nanoTime() > deadline) {
         throw new IOException("the journal server is not listening on " + port + " after "
             + LISTEN_TIMEOUT.toSeconds() + " s; see " + layout.journalLog());
       }
-      Thread.sleep(200);
+      Thread.sleep(100);
     }
-    say.println("felix: started the placement journal (H2 server pid " + journal.pid() + ", port " + port + ", "
-        + layout.journalFile() + ")");
   }
 
   void stop() throws IOException, InterruptedException {

@@ -1,9 +1,11 @@
 package io.felix.launcher;
 
 import java.nio.file.Path;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import org.h2.api.ErrorCode;
 import org.h2.tools.Server;
 
 /**
@@ -14,9 +16,13 @@ import org.h2.tools.Server;
  * this launcher's.
  *
  * <p>Usage: {@code JournalServer LOCAL_DIR PORT [--watch PID]}: with {@code --watch} it stops when that process
- * (a test JVM) is gone.
+ * (a test JVM) is gone. Once it serves it prints {@link #listeningLine} with its pid (another process may hold the
+ * port: only that line tells that this one serves); a port already taken ends it with {@link #PORT_TAKEN}.
  */
 public final class JournalServer {
+  /** The exit status when the port is taken: the launcher tries another range ({@link PortTakenException}). */
+  static final int PORT_TAKEN = 3;
+
   private JournalServer() {}
 
   public static void main(String[] args) throws Exception {
@@ -26,8 +32,19 @@ public final class JournalServer {
       System.exit(2);
     }
     Path dir = Path.of(a.get(0));
-    Server server = Server.createTcpServer("-tcpPort", a.get(1), "-baseDir", dir.toString(), "-ifNotExists").start();
-    System.out.println("journal server listening on " + server.getURL() + " for " + dir.resolve("journal.mv.db"));
+    Server server;
+    try {
+      server = Server.createTcpServer("-tcpPort", a.get(1), "-baseDir", dir.toString(), "-ifNotExists").start();
+    } catch (SQLException e) {
+      if (e.getErrorCode() != ErrorCode.EXCEPTION_OPENING_PORT_2) {
+        throw e;
+      }
+      System.out.println("journal server: port " + a.get(1) + " is taken by another process (" + e.getMessage() + ")");
+      System.exit(PORT_TAKEN);
+      return;
+    }
+    System.out.println(listeningLine(ProcessHandle.current().pid()) + " " + server.getURL() + " for "
+        + dir.resolve("journal.mv.db"));
     if (a.size() == 4) {
       long watched = Long.parseLong(a.get(3));
       while (ProcessHandle.of(watched).map(ProcessHandle::isAlive).orElse(false)) {
@@ -38,6 +55,11 @@ public final class JournalServer {
       System.exit(0);
     }
     Thread.currentThread().join(); // the server's threads serve; SIGTERM ends the JVM
+  }
+
+  /** How the journal process {@code pid} tells that it serves (its log is appended to by every start). */
+  static String listeningLine(long pid) {
+    return "journal server (pid " + pid + ") listening on";
   }
 
   /** The command line of the journal process. */

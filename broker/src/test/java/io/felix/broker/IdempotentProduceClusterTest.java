@@ -112,6 +112,41 @@ class IdempotentProduceClusterTest {
     }
   }
 
+  /**
+   * A shard stores a producer it does not know at whatever sequence it starts (its state may have expired). A broker
+   * that refused a new producer's first batch because it did not lead yet (CI: a replica still opening its log)
+   * must not store the producer's next batch, already in flight, ahead of it: kafka-clients would retry the first
+   * one OUT_OF_ORDER_SEQUENCE_NUMBER until it expired. The next batch waits, answered OUT_OF_ORDER_SEQUENCE.
+   */
+  @Test
+  void aNewProducersLaterBatchWaitsForTheFirstOneThisBrokerRefusedBeforeItLed() throws Exception {
+    ShardId shard = new ShardId("refused", 0);
+    try (TestBrokers brokers = new TestBrokers(dir, 3, "")) {
+      brokers.apply(table(brokers, shard, List.of(0, 1, 2), 1, 1));
+      try (RawClient raw = new RawClient(brokers.endpoint(0).host(), brokers.endpoint(0).clientPort())) {
+        assertEquals(ErrorCode.NOT_LEADER, raw.call(produce(shard, "first", 3, 0)).getError().getCode());
+
+        brokers.fence(0, shard, 2);
+        brokers.fence(2, shard, 2);
+        brokers.apply(table(brokers, shard, List.of(0, 1, 2), 0, 2));
+        Response early = raw.call(produce(shard, "second", 2, 3));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (early.getError().getCode() == ErrorCode.NOT_LEADER && System.nanoTime() < deadline) {
+          Thread.sleep(100); // the new leader's followers have not agreed yet
+          early = raw.call(produce(shard, "second", 2, 3));
+        }
+        assertEquals(ErrorCode.OUT_OF_ORDER_SEQUENCE, early.getError().getCode(), early.getError().getMessage());
+        assertTrue(early.getError().getNotAppended());
+        assertTrue(early.getError().getMessage().contains("sent sequence 3 before sequence 0, which this broker"
+            + " refused"), early.getError().getMessage());
+      }
+      long first = acknowledgedOffset(brokers, 0, produce(shard, "first", 3, 0));
+      assertEquals(first + 3, acknowledgedOffset(brokers, 0, produce(shard, "second", 2, 3)));
+      assertEquals(List.of("first-0", "first-1", "first-2", "second-0", "second-1"),
+          readAll(brokers.clientAddress(0), shard));
+    }
+  }
+
   @Test
   void aForwardedBatchRetriedAfterTheForwardingConnectionWasCutIsStoredOnce() throws Exception {
     ShardId shard = new ShardId("forwarded", 0);

@@ -91,7 +91,7 @@ public final class ClientRequests {
       case METADATA:
         return done(metadata(request.getMetadata(), listener, principal));
       case PRODUCE:
-        return produce(request.getProduce(), principal);
+        return registry.watchProduce(request.getProduce(), produce(request.getProduce(), principal));
       case FETCH:
         return fetch(request.getFetch(), principal);
       case INIT_PRODUCER_ID:

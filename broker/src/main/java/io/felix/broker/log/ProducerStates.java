@@ -102,9 +102,24 @@ public final class ProducerStates {
 
   /** Whether the batch {@code producer} wants to append with {@code recordCount} records is new, a duplicate or bad. */
   public Verdict check(ProducerStamp producer, int recordCount) {
+    return check(producer, recordCount, RefusedSequences.NONE);
+  }
+
+  /**
+   * As {@link #check(ProducerStamp, int)}, for a broker that refused (NOT_LEADER) a batch of the producer at
+   * {@code lowestRefused} ({@link RefusedSequences}): while the producer is unknown here, a later sequence must wait
+   * for that one.
+   */
+  public Verdict check(ProducerStamp producer, int recordCount, int lowestRefused) {
     ensureLoaded();
     Entry e = producers.get(producer.producerId());
     if (e == null) {
+      if (lowestRefused != RefusedSequences.NONE && RefusedSequences.isAfter(producer.baseSequence(), lowestRefused)) {
+        return new Verdict(Outcome.OUT_OF_ORDER, -1, "producer " + producer.producerId() + " (epoch "
+            + producer.producerEpoch() + ") is new to this shard and sent sequence " + producer.baseSequence()
+            + " before sequence " + lowestRefused + ", which this broker refused while it did not lead yet; that"
+            + " batch must come first");
+      }
       // Unknown here (a new producer, or one whose state expired): any sequence starts it, as after KIP-360.
       return Verdict.APPEND;
     }

@@ -90,7 +90,7 @@ public final class ReplicationInbound implements ReplicationTransport.Inbound {
 
   private void onForwardedProduce(int fromBroker, ForwardProduce forward) {
     CompletableFuture<Response> reply = new CompletableFuture<>();
-    reply.thenAccept(answer(fromBroker, forward.getForwardId()));
+    registry.watchProduce(forward.getRequest(), reply).thenAccept(answer(fromBroker, forward.getForwardId()));
     ShardId id;
     RecordListSummary summary;
     try {

@@ -2,10 +2,16 @@ package io.felix.broker.shard;
 
 import io.felix.broker.assignment.AssignmentTable;
 import io.felix.broker.assignment.ShardId;
+import io.felix.broker.log.ProducerStamp;
+import io.felix.broker.log.RefusedSequences;
 import io.felix.broker.log.RetentionSettings;
+import io.felix.protocol.client.ErrorCode;
+import io.felix.protocol.client.ProduceRequest;
+import io.felix.protocol.client.Response;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.pekko.actor.typed.ActorRef;
 
@@ -25,6 +31,7 @@ public final class ReplicaRegistry {
   private volatile Duration notServingInterval = Duration.ofSeconds(1);
   private volatile RetentionSettings retention = RetentionSettings.defaults();
   private volatile io.felix.broker.cache.CacheSettings cache = io.felix.broker.cache.CacheSettings.DEFAULTS;
+  private final RefusedSequences refusedSequences = new RefusedSequences(System::nanoTime);
 
   public ReplicaRegistry(int brokerId) {
     this.brokerId = brokerId;
@@ -36,6 +43,31 @@ public final class ReplicaRegistry {
 
   public AssignmentTable table() {
     return table;
+  }
+
+  /** The idempotent batches this broker answered NOT_LEADER, which later ones of their producers must not pass. */
+  public RefusedSequences refusedSequences() {
+    return refusedSequences;
+  }
+
+  /**
+   * Notes the answer to a produce for the shard in {@link #refusedSequences}: a NOT_LEADER, or a batch stored. Every
+   * produce a client or another broker sends to this broker's replicas is answered through here.
+   */
+  public CompletionStage<Response> watchProduce(ProduceRequest request, CompletionStage<Response> answer) {
+    if (!request.getHasProducer()) {
+      return answer;
+    }
+    ProducerStamp producer = new ProducerStamp(request.getProducerId(), request.getProducerEpoch(),
+        request.getBaseSequence());
+    return answer.thenApply(response -> {
+      if (!response.hasError() || response.getError().getCode() == ErrorCode.NONE) {
+        refusedSequences.stored(request.getStream(), request.getShard(), producer);
+      } else if (response.getError().getCode() == ErrorCode.NOT_LEADER) {
+        refusedSequences.refused(request.getStream(), request.getShard(), producer);
+      }
+      return response;
+    });
   }
 
   public Optional<ActorRef<ShardReplica.Command>> replica(ShardId id) {

@@ -164,7 +164,8 @@ final class ShardLeader extends AbstractBehavior<ShardReplica.Command> {
       return this;
     }
     if (producer.idempotent()) {
-      ProducerStates.Verdict verdict = ctx.log.producers().check(producer, p.summary().count());
+      ProducerStates.Verdict verdict = ctx.log.producers().check(producer, p.summary().count(),
+          ctx.registry.refusedSequences().lowestRefused(ctx.id.stream(), ctx.id.shard(), producer));
       if (verdict.outcome() == ProducerStates.Outcome.DUPLICATE) {
         // Answered like the original: once the original batch meets this request's acks, with its offset.
         pending.add(r.getAcks(), verdict.baseOffset(), verdict.baseOffset() + p.summary().count(), timeout,

@@ -41,6 +41,19 @@ class ProducerStatesTest {
     return new ProducerStamp(PRODUCER, epoch, baseSequence);
   }
 
+  @Test
+  void aNewProducersSequenceAfterOneItsBrokerRefusedIsOutOfOrderAndTheRefusedOneAndAKnownProducersAreNot() {
+    ProducerStates states = new ProducerStates(() -> 0L);
+    Verdict early = states.check(stamp(0, 3), 2, 0);
+    assertEquals(Outcome.OUT_OF_ORDER, early.outcome());
+    assertEquals("producer 42 (epoch 0) is new to this shard and sent sequence 3 before sequence 0, which this broker"
+        + " refused while it did not lead yet; that batch must come first", early.problem());
+    assertEquals(Outcome.APPEND, states.check(stamp(0, 0), 3, 0).outcome(), "the refused batch itself");
+    assertEquals(Outcome.APPEND, states.check(stamp(0, 3), 2, RefusedSequences.NONE).outcome(), "no refusal");
+    states.onBatch(stamp(0, 0), 0, 3, 1);
+    assertEquals(Outcome.APPEND, states.check(stamp(0, 3), 2, 0).outcome(), "known: checked as always");
+  }
+
   /** Appends batch i (3 records, sequences 3i..3i+2) of PRODUCER at epoch 0, checked first as the leader does. */
   static long appendChecked(ShardLog log, int i, long timestamp) {
     assertEquals(Outcome.APPEND, log.producers().check(stamp(0, 3 * i), 3).outcome(), "batch " + i);

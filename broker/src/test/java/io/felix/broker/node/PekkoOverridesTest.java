@@ -28,6 +28,9 @@ class PekkoOverridesTest {
     assertEquals(500, config.getDuration(RECEPTIONIST_GOSSIP).toMillis());
     assertEquals(2_000, config.getDuration("pekko.cluster.distributed-data.gossip-interval").toMillis(),
         "only the receptionist's replicator gossips faster");
+    assertEquals(2, config.getInt("pekko.actor.default-dispatcher.fork-join-executor.parallelism-min"));
+    assertEquals(64, config.getInt("pekko.actor.default-dispatcher.fork-join-executor.parallelism-max"),
+        "Pekko's: a machine with more cores gets a thread per core");
   }
 
   @Test

@@ -33,6 +33,7 @@ public final class RecordLedger implements AutoCloseable {
   private final Map<Integer, Long> endOffsets = new ConcurrentHashMap<>();
   private volatile boolean running;
   private Thread writer;
+  private volatile String lastFailure = "";
 
   private final String label;
 
@@ -75,8 +76,14 @@ public final class RecordLedger implements AutoCloseable {
       write(shard).get(70, TimeUnit.SECONDS);
       return true;
     } catch (Exception e) {
+      lastFailure = e.toString();
       return false;
     }
+  }
+
+  /** Why the last {@link #writeAndWait} that failed did, for assertion messages. */
+  public String lastFailure() {
+    return lastFailure;
   }
 
   /**
@@ -85,7 +92,9 @@ public final class RecordLedger implements AutoCloseable {
    */
   public void startOnEveryShard(int perSecond, int records) {
     for (int shard = 0; shard < shards; shard++) {
-      org.junit.jupiter.api.Assertions.assertTrue(writeAndWait(shard), "shard " + shard + " takes writes");
+      if (!writeAndWait(shard)) {
+        org.junit.jupiter.api.Assertions.fail("shard " + shard + " takes writes: " + lastFailure);
+      }
     }
     start(perSecond);
     awaitMoreAcknowledged(records);

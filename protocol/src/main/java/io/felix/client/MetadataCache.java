@@ -172,12 +172,24 @@ final class MetadataCache {
     if (known != null && known.error() == ErrorCode.NONE) {
       return CompletableFuture.completedFuture(known);
     }
-    return refresh(List.of(name)).thenApply(v -> {
+    return streamAskingInTurn(name, settings.mode() == ClientMode.PLAIN ? 1 : settings.bootstrap().size());
+  }
+
+  /**
+   * A stream the broker asked does not know may be new: tables reach brokers at their own pace, and a stream just
+   * created can be unknown to one broker for a moment while the others lead its shards (CI, 2026-12-07: the
+   * placement singleton's own broker applied the table 0.6 s after the others, and a client's first write failed at
+   * once). Each read starts at the next bootstrap broker, so in cluster mode every bootstrap broker is asked in turn
+   * before the stream counts as unknown; in plain mode the client's one broker decides.
+   */
+  private CompletableFuture<ClusterView.StreamView> streamAskingInTurn(String name, int asks) {
+    return refresh(List.of(name)).thenCompose(v -> {
       ClusterView.StreamView s = v.stream(name);
       if (s == null) {
         throw FelixException.broker(Errors.of(ErrorCode.UNKNOWN_STREAM, "no metadata for stream " + name));
       }
-      return s;
+      return s.error() == ErrorCode.UNKNOWN_STREAM && asks > 1 ? streamAskingInTurn(name, asks - 1)
+          : CompletableFuture.completedFuture(s);
     });
   }
 

@@ -411,6 +411,30 @@ class ProducerTest {
   }
 
   /**
+   * A stream just created can be unknown to the broker a client asks first (its table lags the others'): the other
+   * bootstrap brokers are asked before the produce fails UNKNOWN_STREAM.
+   */
+  @Test
+  void aStreamUnknownToOneBrokerIsLookedUpOnTheNextBeforeTheProduceFails() throws Exception {
+    ScriptedBroker lagging = broker(1);
+    ScriptedBroker current = broker(2);
+    lagging.script(e -> {
+      Response.Builder answer = ScriptedBroker.metadata("other", List.of(lagging.brokerAddress()), 1, 1);
+      answer.getMetadataBuilder().addStreams(
+          StreamMetadata.newBuilder().setName("new").setError(ErrorCode.UNKNOWN_STREAM));
+      e.reply(answer);
+    });
+    current.script(leaderScript("new", List.of(current.brokerAddress()), new int[] {2}, r -> null));
+    FelixClient client = client(settings(lagging, current).linger(Duration.ZERO).build());
+    assertEquals(new RecordMetadata("new", 0, 0), client.produce("new", 0, null, utf8("x"), List.of()).join());
+
+    FelixClient alone = client(settings(lagging).linger(Duration.ZERO).build());
+    assertEquals(ErrorCode.UNKNOWN_STREAM,
+        FelixException.from(assertThrowsCompletion(alone.produce("new", null, utf8("x")))).code(),
+        "unknown to every bootstrap broker: it fails");
+  }
+
+  /**
    * A leader whose assignment table is older than the one the client read the stream from does not know the stream
    * yet: its UNKNOWN_STREAM is retried. From a table as new as the client's, the stream is gone: no retry.
    */

@@ -89,35 +89,42 @@ cpu_ticks() {
   echo "$total"
 }
 
-# kafka_bench_run BOOTSTRAP TOPIC PID...: creates TOPIC with TopicCommand (PARTITIONS partitions, replication factor
-# 3), warms the brokers up with WARMUP records on TOPIC-warmup (0: none), produces RECORDS records of RECORD_SIZE bytes with ProducerPerformance (acks ACKS, idempotent, unthrottled,
-# PRODUCER_PROPS added), prints its summary line and the CPU the processes PID... spent during the produce, then
-# consumes every record back with ConsumerPerformance and prints its summary (header and figures).
+# kafka_bench_topic BOOTSTRAP TOPIC: creates TOPIC with TopicCommand (PARTITIONS partitions, replication factor 3).
+kafka_bench_topic() {
+  kafka org.apache.kafka.tools.TopicCommand --bootstrap-server "$1" --create --if-not-exists \
+    --topic "$2" --partitions "$PARTITIONS" --replication-factor 3 >&2
+}
+
+# kafka_bench_produce BOOTSTRAP TOPIC N: N records of RECORD_SIZE bytes with ProducerPerformance (acks ACKS,
+# idempotent, unthrottled, PRODUCER_PROPS added); prints its summary line.
+kafka_bench_produce() {
+  kafka org.apache.kafka.tools.ProducerPerformance --topic "$2" --num-records "$3" \
+    --record-size "$RECORD_SIZE" --throughput -1 \
+    --producer-props bootstrap.servers="$1" acks="$ACKS" enable.idempotence=true ${PRODUCER_PROPS[@]+"${PRODUCER_PROPS[@]}"} \
+    | tail -n 1
+}
+
+# kafka_bench_run BOOTSTRAP TOPIC PID...: creates TOPIC, warms the brokers up with WARMUP records on TOPIC-warmup
+# (0: none), produces RECORDS records to TOPIC, prints the producer's summary line and the CPU the processes PID...
+# spent during that produce, then consumes every record back with ConsumerPerformance and prints its summary (header
+# and figures).
 kafka_bench_run() {
   local bootstrap="$1" topic="$2" before after start end hz
   shift 2
-  kafka org.apache.kafka.tools.TopicCommand --bootstrap-server "$bootstrap" --create --if-not-exists \
-    --topic "$topic" --partitions "$PARTITIONS" --replication-factor 3 >&2
+  kafka_bench_topic "$bootstrap" "$topic"
   if [[ "$WARMUP" -gt 0 ]]; then
     # Brokers fresh from their start spend most of a short run compiling (measured 2026-12-07 on Felix: the JIT's
     # threads took 31% of the brokers' CPU during a 600,000-record produce, and were busy for its first 25 s): both
     # systems first take WARMUP records on a topic of their own, unmeasured, so the figures are a running broker's.
-    kafka org.apache.kafka.tools.TopicCommand --bootstrap-server "$bootstrap" --create --if-not-exists \
-      --topic "$topic-warmup" --partitions "$PARTITIONS" --replication-factor 3 >&2
+    kafka_bench_topic "$bootstrap" "$topic-warmup"
     echo "== warm-up: $WARMUP records on $topic-warmup, not measured"
-    kafka org.apache.kafka.tools.ProducerPerformance --topic "$topic-warmup" --num-records "$WARMUP" \
-      --record-size "$RECORD_SIZE" --throughput -1 \
-      --producer-props bootstrap.servers="$bootstrap" acks="$ACKS" enable.idempotence=true ${PRODUCER_PROPS[@]+"${PRODUCER_PROPS[@]}"} \
-      | tail -n 1
+    kafka_bench_produce "$bootstrap" "$topic-warmup" "$WARMUP"
   fi
 
   echo "== ProducerPerformance: $RECORDS records of $RECORD_SIZE B, acks $ACKS, $PARTITIONS partitions, RF 3 ${PRODUCER_PROPS[*]:-}"
   before="$(cpu_ticks "$@")"
   start="$(date +%s.%N)"
-  kafka org.apache.kafka.tools.ProducerPerformance --topic "$topic" --num-records "$RECORDS" \
-    --record-size "$RECORD_SIZE" --throughput -1 \
-    --producer-props bootstrap.servers="$bootstrap" acks="$ACKS" enable.idempotence=true ${PRODUCER_PROPS[@]+"${PRODUCER_PROPS[@]}"} \
-    | tail -n 1
+  kafka_bench_produce "$bootstrap" "$topic" "$RECORDS"
   end="$(date +%s.%N)"
   after="$(cpu_ticks "$@")"
   hz="$(getconf CLK_TCK)"

@@ -5,6 +5,7 @@ import io.felix.broker.assignment.ShardId;
 import io.felix.broker.log.ProducerStamp;
 import io.felix.broker.log.RefusedSequences;
 import io.felix.broker.log.RetentionSettings;
+import io.felix.protocol.Errors;
 import io.felix.protocol.client.ErrorCode;
 import io.felix.protocol.client.ProduceRequest;
 import io.felix.protocol.client.Response;
@@ -61,7 +62,7 @@ public final class ReplicaRegistry {
     ProducerStamp producer = new ProducerStamp(request.getProducerId(), request.getProducerEpoch(),
         request.getBaseSequence());
     return answer.thenApply(response -> {
-      if (!response.hasError() || response.getError().getCode() == ErrorCode.NONE) {
+      if (!Errors.isError(response)) {
         refusedSequences.stored(request.getStream(), request.getShard(), producer);
       } else if (response.getError().getCode() == ErrorCode.NOT_LEADER) {
         refusedSequences.refused(request.getStream(), request.getShard(), producer);

@@ -59,7 +59,21 @@ public record BrokerJvm(Path java, Code code, String heap, List<String> options)
 
   /** The JVM of a local cluster's broker: G1, exit on OutOfMemoryError (its supervisor starts it again). */
   public static BrokerJvm local(Path java, Code code, String heap) {
-    return new BrokerJvm(java, code, heap, List.of("-XX:+UseG1GC", "-XX:+ExitOnOutOfMemoryError"));
+    return local(java, code, heap, List.of());
+  }
+
+  /**
+   * As {@link #local(Path, Code, String)}, with {@code extraOptions} after Felix's own, so that they win; G1 only when
+   * they choose no other collector (the JVM refuses to start with two).
+   */
+  public static BrokerJvm local(Path java, Code code, String heap, List<String> extraOptions) {
+    List<String> options = new ArrayList<>();
+    if (extraOptions.stream().noneMatch(o -> o.startsWith("-XX:+Use") && o.endsWith("GC"))) {
+      options.add("-XX:+UseG1GC");
+    }
+    options.add("-XX:+ExitOnOutOfMemoryError");
+    options.addAll(extraOptions);
+    return new BrokerJvm(java, code, heap, options);
   }
 
   /** This JVM with other options (e.g. a lighter garbage collector for tests). */

@@ -4,6 +4,7 @@ import java.io.File;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
@@ -16,6 +17,8 @@ import java.util.OptionalLong;
  *       tests' own: they run before the jar is packaged); else FELIX_BROKER_JAR; else the checkout's
  *       {@code broker/target/felix-broker.jar};</li>
  *   <li>FELIX_BROKER_HEAP: the brokers' heap (default 512m); JAVA: the java command (default this JVM's);</li>
+ *   <li>FELIX_BROKER_JVM_OPTIONS: further options of the brokers' JVMs, separated by spaces, after Felix's own so
+ *       that they win (as Kafka's KAFKA_JVM_PERFORMANCE_OPTS): another garbage collector, a JFR recording;</li>
  *   <li>FELIX_READY_TIMEOUT: seconds to wait for each broker to answer (default 90);</li>
  *   <li>FELIX_WATCH_PID: a process (a test JVM) whose end also ends the brokers and the journal;</li>
  *   <li>FELIX_BROKER_GID_BASE: broker N runs with group id BASE+N (the partition faults tell brokers apart by it);</li>
@@ -50,7 +53,7 @@ public record LaunchSettings(Map<String, String> environment, Path home, BrokerJ
         : BrokerJvm.Code.jar(jar != null ? Path.of(jar) : home.resolve("broker/target/felix-broker.jar"));
     String java = blankToNull(env.get("JAVA"));
     BrokerJvm jvm = BrokerJvm.local(java != null ? Path.of(java) : thisJava(),
-        code, env.getOrDefault("FELIX_BROKER_HEAP", "512m"));
+        code, env.getOrDefault("FELIX_BROKER_HEAP", "512m"), jvmOptions(env.get("FELIX_BROKER_JVM_OPTIONS")));
     long ready = whole(env, "FELIX_READY_TIMEOUT", 90);
     if (ready < 1) {
       throw new IllegalArgumentException("FELIX_READY_TIMEOUT must be at least 1 (seconds), got " + ready);
@@ -61,6 +64,11 @@ public record LaunchSettings(Map<String, String> environment, Path home, BrokerJ
         watch == null ? OptionalLong.empty() : OptionalLong.of(whole(env, "FELIX_WATCH_PID", 0)),
         gid == null ? OptionalInt.empty() : OptionalInt.of((int) whole(env, "FELIX_BROKER_GID_BASE", 0)),
         blankToNull(env.get("FELIX_TOKEN")), ownClasspath());
+  }
+
+  /** The options of FELIX_BROKER_JVM_OPTIONS, none when it is unset or blank. */
+  private static List<String> jvmOptions(String options) {
+    return options == null || options.isBlank() ? List.of() : List.of(options.trim().split("\\s+"));
   }
 
   /** The java of this JVM. */

@@ -47,6 +47,19 @@ class LaunchSettingsTest {
   }
 
   @Test
+  void jvmOptionsComeAfterFelixsOwnAndAnotherCollectorReplacesG1() {
+    LaunchSettings parallel = LaunchSettings.of(Map.of("FELIX_HOME", home.toString(), "JAVA", "java",
+        "FELIX_BROKER_JVM_OPTIONS", " -XX:+UseParallelGC  -Xms512m "));
+    assertEquals(List.of("java", "-Xms131072k", "-Xmx512m", "-XX:+ExitOnOutOfMemoryError", "-XX:+UseParallelGC",
+        "-Xms512m", "-jar", home.resolve("broker/target/felix-broker.jar").toString(), "b.conf"),
+        parallel.brokerJvm().command(Path.of("b.conf")));
+    LaunchSettings recording = LaunchSettings.of(Map.of("FELIX_HOME", home.toString(), "JAVA", "java",
+        "FELIX_BROKER_JVM_OPTIONS", "-XX:StartFlightRecording"));
+    assertEquals(List.of("-XX:+UseG1GC", "-XX:+ExitOnOutOfMemoryError", "-XX:StartFlightRecording"),
+        recording.brokerJvm().options());
+  }
+
+  @Test
   void aBadValueIsRefusedNamingItsVariable() {
     Map<String, String> base = Map.of("FELIX_HOME", home.toString());
     assertEquals("FELIX_BROKER_HEAP must be a size like 512m or 1g, got 'lots'", refused(base, "FELIX_BROKER_HEAP",

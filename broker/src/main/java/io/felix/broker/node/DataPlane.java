@@ -112,7 +112,7 @@ public final class DataPlane {
     this.directory = guardian.spawn(
         ReplicaDirectory.create(broker.dataDir(), logSettings, flusher, transport, replication, registry,
             broker.quarantineRetention(), dataDirectoryLock),
-        "replica-directory");
+        "replica-directory", ReplicaDirectory.DISPATCHER);
     guardian.spawn(ReplicaRoleBoard.create(registry), "replica-role-board");
     this.clientRequests = new ClientRequests(registry, forwarder, listener, BrokerSecurity.of(system));
     clientRequestsRef.set(clientRequests);

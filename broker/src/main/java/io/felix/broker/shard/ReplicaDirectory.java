@@ -133,6 +133,12 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
   /** False until the first table is applied: that one decides which logs left on disk are stale. */
   private boolean appliedSinceStart;
 
+  /**
+   * Where the directory itself runs: a thread of its own, not the default dispatcher (see felix.directory-dispatcher
+   * in reference.conf).
+   */
+  public static final DispatcherSelector DISPATCHER = DispatcherSelector.fromConfig("felix.directory-dispatcher");
+
   /** Where replica actors run: not the default dispatcher (see felix.replica-dispatcher in reference.conf). */
   private static final DispatcherSelector REPLICA_DISPATCHER =
       DispatcherSelector.fromConfig("felix.replica-dispatcher");

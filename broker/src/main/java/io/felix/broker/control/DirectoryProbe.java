@@ -47,6 +47,8 @@ public final class DirectoryProbe implements ReplicaProbe {
   private final Map<Integer, Set<ShardId>> roleDescribes = new TreeMap<>();
   /** The epochs of each fence request not answered yet, by request id; old ones are dropped (see {@link #flush}). */
   private final TreeMap<Long, Map<ShardId, Long>> fencesInFlight = new TreeMap<>();
+  /** The shards each roles-only request asked about, not answered yet, by request id; old ones are dropped. */
+  private final TreeMap<Long, List<ShardId>> rolesInFlight = new TreeMap<>();
   private long nextRequestId = 1;
 
   public DirectoryProbe(ActorContext<PlacementController.Command> context, ActorRef<Receptionist.Listing> listings,
@@ -122,8 +124,10 @@ public final class DirectoryProbe implements ReplicaProbe {
     roleDescribes.forEach((brokerId, shards) -> {
       ActorRef<ReplicaRoleBoard.Command> board = boardOf(brokerId);
       for (List<ShardId> part : parts(shards)) {
+        long id = -(nextRequestId++);
+        rolesInFlight.put(id, part);
         if (board != null) {
-          board.tell(new ReplicaRoleBoard.DescribeRoles(-(nextRequestId++), part, answers));
+          board.tell(new ReplicaRoleBoard.DescribeRoles(id, part, true, answers));
         }
       }
     });
@@ -134,6 +138,15 @@ public final class DirectoryProbe implements ReplicaProbe {
     while (fencesInFlight.size() > 10_000) {
       fencesInFlight.pollFirstEntry();
     }
+    while (rolesInFlight.size() > 10_000) {
+      rolesInFlight.pollLastEntry(); // the oldest: role requests count down from -1
+    }
+  }
+
+  @Override
+  public List<ShardId> rolesAsked(long requestId) {
+    List<ShardId> asked = rolesInFlight.remove(requestId);
+    return asked == null ? List.of() : asked;
   }
 
   @Override

@@ -118,7 +118,7 @@ final class LeaderCheck {
     }
     ShardAssignment a = question.assignment();
     if (status.role() == ReplicaRole.LEADER) {
-      suspects.remove(a.id());
+      leads(a.id(), status.brokerId());
       return;
     }
     if (status.role() == ReplicaRole.STARTING) {
@@ -137,6 +137,17 @@ final class LeaderCheck {
       log.debug("Shard {}: broker {} is assigned to lead at epoch {} but answers as {} ({}); failing it over",
           a.id(), a.leader(), a.leaderEpoch(), status.role().wireName(),
           status.failed() ? "its log failed" : status.hosted() ? "it refuses or lost that epoch" : "no replica");
+    }
+  }
+
+  /**
+   * The broker's replica of {@code shard} leads (said by a describe's answer, or by leaving the shard out of a
+   * roles-only answer): if the broker is the one asked about, the shard is no longer suspect.
+   */
+  void leads(ShardId shard, int brokerId) {
+    Asked question = asked.get(shard);
+    if (question != null && question.assignment().leader() == brokerId) {
+      suspects.remove(shard);
     }
   }
 

@@ -412,8 +412,18 @@ public final class PlacementController
 
   private Effect<PlacementEvent, ControlState> onReplicasAnswered(ControlState state, ReplicasAnswered answered) {
     if (ReplicaProbe.answersRolesOnly(answered.answer().requestId())) {
-      answered.answer().statuses().forEach(status -> leaders.answered(status, 0, answered.answer().tableVersion()));
-      return progressSoon();
+      ReplicaStatuses answer = answered.answer();
+      Set<ShardId> notLeading = new HashSet<>();
+      for (ReplicaStatus status : answer.statuses()) {
+        notLeading.add(status.id());
+        leaders.answered(status, 0, answer.tableVersion());
+      }
+      for (ShardId shard : probe.rolesAsked(answer.requestId())) {
+        if (!notLeading.contains(shard)) {
+          leaders.leads(shard, answer.brokerId()); // left out of the answer: it leads
+        }
+      }
+      return notLeading.isEmpty() ? Effect().none() : progressSoon();
     }
     Map<ShardId, Long> fenceEpochs = probe.answered(answered.answer().requestId());
     for (ReplicaStatus status : answered.answer().statuses()) {

@@ -1,6 +1,7 @@
 package io.felix.broker.control;
 
 import io.felix.broker.assignment.ShardId;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -49,6 +50,14 @@ public interface ReplicaProbe {
    */
   default Map<ShardId, Long> answered(long requestId) {
     return Map.of();
+  }
+
+  /**
+   * The shards a roles-only request ({@link #describeRole}) asked about, empty for a request this probe no longer
+   * knows; forgets the request. Its answer lists only the replicas that do not lead: the others lead.
+   */
+  default List<ShardId> rolesAsked(long requestId) {
+    return List.of();
   }
 
   /** A receptionist listing the probe subscribed to (delivered through the singleton). */

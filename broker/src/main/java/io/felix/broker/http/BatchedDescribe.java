@@ -44,7 +44,7 @@ final class BatchedDescribe {
   static CompletionStage<List<ReplicaStatus>> roles(ActorSystem<?> system, Duration timeout,
       Map<Integer, ActorRef<ReplicaRoleBoard.Command>> boards, Map<Integer, List<ShardId>> shardsByBroker) {
     return of(system, timeout, boards, shardsByBroker,
-        (part, replyTo) -> new ReplicaRoleBoard.DescribeRoles(0, part, replyTo));
+        (part, replyTo) -> new ReplicaRoleBoard.DescribeRoles(0, part, false, replyTo));
   }
 
   private static <T> CompletionStage<List<ReplicaStatus>> of(ActorSystem<?> system, Duration timeout,

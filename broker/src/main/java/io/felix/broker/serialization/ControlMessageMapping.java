@@ -159,10 +159,12 @@ final class ControlMessageMapping {
                 p.getShardsList().stream().map(ShardRefs::toId).toList(), p.getTimeoutMillis(), ref(p.getReplyTo()))),
         bind("DRO", ReplicaRoleBoard.DescribeRoles.class,
             m -> DescribeRolesMsg.newBuilder().setRequestId(m.requestId())
-                .addAllShards(m.shards().stream().map(ShardRefs::toRef).toList()).setReplyTo(ref(m.replyTo())).build(),
+                .addAllShards(m.shards().stream().map(ShardRefs::toRef).toList()).setOnlyNotLeading(m.onlyNotLeading())
+                .setReplyTo(ref(m.replyTo())).build(),
             DescribeRolesMsg.parser(),
             p -> new ReplicaRoleBoard.DescribeRoles(p.getRequestId(),
-                p.getShardsList().stream().map(ShardRefs::toId).toList(), ref(p.getReplyTo()))),
+                p.getShardsList().stream().map(ShardRefs::toId).toList(), p.getOnlyNotLeading(),
+                ref(p.getReplyTo()))),
         bind("RSS", ReplicaStatuses.class,
             m -> ReplicaStatusesMsg.newBuilder().setRequestId(m.requestId()).setBrokerId(m.brokerId())
                 .setTableVersion(m.tableVersion()).addAllStatuses(m.statuses().stream().map(ControlMessageMapping::status).toList()).build(),

@@ -125,6 +125,24 @@ class LeaderCheckTest {
   }
 
   @Test
+  void aShardLeftOutOfARolesOnlyAnswerLeadsAndClearsTheSuspicionOfItsLeaderOnly() {
+    int follower = shard.replicas().stream().filter(b -> b != shard.leader()).findFirst().orElseThrow();
+    check.ask(state, everyone);
+    check.answered(leaderAnswers(ReplicaRole.FOLLOWER), 0, applied);
+    clock.advance(INTERVAL);
+    check.leads(SHARD, follower); // another broker's word says nothing of the assigned leader
+    check.answered(leaderAnswers(ReplicaRole.FOLLOWER), 0, applied);
+    assertTrue(check.notServing(shard), "two answers an interval apart that it does not lead");
+
+    assertTrue(check.reported(state, SHARD, shard.leader(), shard.leaderEpoch(), NotServingReason.FENCED_ABOVE_EPOCH));
+    check.leads(SHARD, shard.leader());
+    assertFalse(check.notServing(shard), "the leader's own later word that it leads clears it");
+    clock.advance(INTERVAL);
+    check.answered(leaderAnswers(ReplicaRole.FOLLOWER), 0, applied);
+    assertFalse(check.notServing(shard), "and the suspicion starts again from one answer");
+  }
+
+  @Test
   void aReportOfTheCurrentLeaderAtTheCurrentEpochIsBelievedAtOnce() {
     assertTrue(check.reported(state, SHARD, shard.leader(), shard.leaderEpoch(),
         NotServingReason.EPOCH_HELD_BEFORE_RESTART));

@@ -206,7 +206,7 @@ class ControlMessageSerializerTest {
         new PlacementController.TableWanted(2, 17, holderTo),
         new ReplicaDirectory.FenceShards(41, Map.of(ORDERS_0, 10L, CLICKS_7, 12L), 2_000, statusesTo),
         new ReplicaDirectory.DescribeReplicas(42, List.of(ORDERS_0, CLICKS_7), 1_500, statusesTo),
-        new ReplicaRoleBoard.DescribeRoles(43, List.of(ORDERS_0, CLICKS_7), statusesTo),
+        new ReplicaRoleBoard.DescribeRoles(43, List.of(ORDERS_0, CLICKS_7), true, statusesTo),
         new ReplicaStatuses(42, 3, 17, List.of(ReplicaStatus.starting(ORDERS_0, 3),
             new ReplicaStatus(CLICKS_7, 3, true, ReplicaRole.FOLLOWER, 9, 12_345, 12_000, false, true, 10))),
         new AssignmentHolder.PublishDelta(table.version() - 1, table, List.of(new ShardId("gone", 0))),

@@ -58,8 +58,8 @@ class ReplicaRoleBoardTest {
 
     ActorRef<ReplicaRoleBoard.Command> board = kit.spawn(ReplicaRoleBoard.create(registry));
     TestProbe<ReplicaStatuses> answers = kit.createTestProbe();
-    board.tell(new ReplicaRoleBoard.DescribeRoles(-7,
-        List.of(LED, OPENING, ELSEWHERE, RESPAWNED, NOT_STARTED, BEHIND, BROKEN), answers.getRef()));
+    List<ShardId> asked = List.of(LED, OPENING, ELSEWHERE, RESPAWNED, NOT_STARTED, BEHIND, BROKEN);
+    board.tell(new ReplicaRoleBoard.DescribeRoles(-7, asked, false, answers.getRef()));
 
     ReplicaStatuses answer = answers.receiveMessage();
     assertEquals(-7, answer.requestId());
@@ -68,8 +68,15 @@ class ReplicaRoleBoardTest {
     assertEquals(List.of(leading, starting(OPENING), ReplicaStatus.notHosted(ELSEWHERE, BROKER), starting(RESPAWNED),
         starting(NOT_STARTED), starting(BEHIND), ReplicaStatus.failed(BROKEN, BROKER)), answer.statuses());
 
+    // The leader check's question: the replica that leads is left out, every other one answers as above.
+    board.tell(new ReplicaRoleBoard.DescribeRoles(-9, asked, true, answers.getRef()));
+    ReplicaStatuses exceptions = answers.receiveMessage();
+    assertEquals(-9, exceptions.requestId());
+    assertEquals(List.of(starting(OPENING), ReplicaStatus.notHosted(ELSEWHERE, BROKER), starting(RESPAWNED),
+        starting(NOT_STARTED), starting(BEHIND), ReplicaStatus.failed(BROKEN, BROKER)), exceptions.statuses());
+
     registry.remove(LED); // retired: its publication goes with it, and until it starts again it is starting
-    board.tell(new ReplicaRoleBoard.DescribeRoles(-8, List.of(LED), answers.getRef()));
+    board.tell(new ReplicaRoleBoard.DescribeRoles(-8, List.of(LED), true, answers.getRef()));
     assertEquals(List.of(starting(LED)), answers.receiveMessage().statuses());
   }
 

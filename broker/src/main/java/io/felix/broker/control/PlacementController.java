@@ -26,6 +26,7 @@ import java.util.Set;
 import java.util.function.BiFunction;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.SupervisorStrategy;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -59,6 +60,13 @@ import org.apache.pekko.persistence.typed.javadsl.SignalHandler;
  */
 public final class PlacementController
     extends EventSourcedBehavior<PlacementController.Command, PlacementEvent, ControlState> {
+
+  /**
+   * Where the singleton runs: a thread of its own, not the default dispatcher, which also runs its host's replication
+   * connections (see felix.placement-dispatcher in reference.conf).
+   */
+  public static final DispatcherSelector DISPATCHER = DispatcherSelector.fromConfig("felix.placement-dispatcher");
+
 
   public static final String PERSISTENCE_ID = "felix-placement";
 

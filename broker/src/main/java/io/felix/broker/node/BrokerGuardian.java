@@ -88,7 +88,7 @@ final class BrokerGuardian {
             Behaviors.supervise(PlacementController.create(control, (singletonContext, listings) ->
                     new DirectoryProbe(singletonContext, listings, control.replicaTimeout())))
                 .onFailure(SupervisorStrategy.restartWithBackoff(Duration.ofMillis(200), Duration.ofSeconds(5), 0.2)),
-            "placement"));
+            "placement").withProps(PlacementController.DISPATCHER));
     ActorRef<NotServingReports.Command> notServing = context.spawn(
         NotServingReports.create(broker.id(), singleton, NOT_SERVING_BATCH_INTERVAL), "not-serving-reports");
     dataPlane.registry().reportNotServingTo(NotServingReports.sink(notServing), control.placementInterval());

@@ -124,9 +124,9 @@ public final class DirectoryProbe implements ReplicaProbe {
     roleDescribes.forEach((brokerId, shards) -> {
       ActorRef<ReplicaRoleBoard.Command> board = boardOf(brokerId);
       for (List<ShardId> part : parts(shards)) {
-        long id = -(nextRequestId++);
-        rolesInFlight.put(id, part);
         if (board != null) {
+          long id = -(nextRequestId++);
+          rolesInFlight.put(id, part);
           board.tell(new ReplicaRoleBoard.DescribeRoles(id, part, true, answers));
         }
       }

@@ -67,7 +67,6 @@ public final class PlacementController
    */
   public static final DispatcherSelector DISPATCHER = DispatcherSelector.fromConfig("felix.placement-dispatcher");
 
-
   public static final String PERSISTENCE_ID = "felix-placement";
 
   /**

@@ -5,10 +5,12 @@ import io.felix.broker.assignment.ShardId;
 import io.felix.broker.shard.NotServingReason;
 import io.felix.broker.shard.ReplicaRole;
 import io.felix.broker.shard.ReplicaStatus;
+import io.felix.broker.shard.ReplicaStatuses;
 import java.time.Clock;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.TreeMap;
 import java.util.Map;
 import java.util.Set;
@@ -137,6 +139,23 @@ final class LeaderCheck {
       log.debug("Shard {}: broker {} is assigned to lead at epoch {} but answers as {} ({}); failing it over",
           a.id(), a.leader(), a.leaderEpoch(), status.role().wireName(),
           status.failed() ? "its log failed" : status.hosted() ? "it refuses or lost that epoch" : "no replica");
+    }
+  }
+
+  /**
+   * A broker's answer to a roles-only question about {@code asked}: it lists the replicas that do not lead, and every
+   * asked shard it leaves out leads.
+   */
+  void answeredRoles(ReplicaStatuses answer, List<ShardId> asked) {
+    Set<ShardId> notLeading = new HashSet<>();
+    for (ReplicaStatus status : answer.statuses()) {
+      notLeading.add(status.id());
+      answered(status, 0, answer.tableVersion());
+    }
+    for (ShardId shard : asked) {
+      if (!notLeading.contains(shard)) {
+        leads(shard, answer.brokerId());
+      }
     }
   }
 

@@ -63,9 +63,9 @@ public final class PlacementController
 
   /**
    * Where the singleton runs: a thread of its own, not the default dispatcher, which also runs its host's replication
-   * connections (see felix.placement-dispatcher in reference.conf).
+   * connections (see felix.own-thread-dispatcher in reference.conf).
    */
-  public static final DispatcherSelector DISPATCHER = DispatcherSelector.fromConfig("felix.placement-dispatcher");
+  public static final DispatcherSelector DISPATCHER = DispatcherSelector.fromConfig("felix.own-thread-dispatcher");
 
   public static final String PERSISTENCE_ID = "felix-placement";
 
@@ -420,17 +420,8 @@ public final class PlacementController
   private Effect<PlacementEvent, ControlState> onReplicasAnswered(ControlState state, ReplicasAnswered answered) {
     if (ReplicaProbe.answersRolesOnly(answered.answer().requestId())) {
       ReplicaStatuses answer = answered.answer();
-      Set<ShardId> notLeading = new HashSet<>();
-      for (ReplicaStatus status : answer.statuses()) {
-        notLeading.add(status.id());
-        leaders.answered(status, 0, answer.tableVersion());
-      }
-      for (ShardId shard : probe.rolesAsked(answer.requestId())) {
-        if (!notLeading.contains(shard)) {
-          leaders.leads(shard, answer.brokerId()); // left out of the answer: it leads
-        }
-      }
-      return notLeading.isEmpty() ? Effect().none() : progressSoon();
+      leaders.answeredRoles(answer, probe.rolesAsked(answer.requestId()));
+      return answer.statuses().isEmpty() ? Effect().none() : progressSoon();
     }
     Map<ShardId, Long> fenceEpochs = probe.answered(answered.answer().requestId());
     for (ReplicaStatus status : answered.answer().statuses()) {

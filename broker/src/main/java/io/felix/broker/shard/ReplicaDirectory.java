@@ -134,10 +134,10 @@ public final class ReplicaDirectory extends AbstractBehavior<ReplicaDirectory.Co
   private boolean appliedSinceStart;
 
   /**
-   * Where the directory itself runs: a thread of its own, not the default dispatcher (see felix.directory-dispatcher
+   * Where the directory itself runs: a thread of its own, not the default dispatcher (see felix.own-thread-dispatcher
    * in reference.conf).
    */
-  public static final DispatcherSelector DISPATCHER = DispatcherSelector.fromConfig("felix.directory-dispatcher");
+  public static final DispatcherSelector DISPATCHER = DispatcherSelector.fromConfig("felix.own-thread-dispatcher");
 
   /** Where replica actors run: not the default dispatcher (see felix.replica-dispatcher in reference.conf). */
   private static final DispatcherSelector REPLICA_DISPATCHER =

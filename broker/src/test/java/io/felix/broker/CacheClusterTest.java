@@ -136,6 +136,29 @@ class CacheClusterTest {
         Thread.sleep(1000);
         assertEquals(Optional.empty(), cache.get(b("short")).get(20, TimeUnit.SECONDS));
 
+        // More values than one answer may hold in the client's frame: each MultiGet answer stops at half a frame
+        // of values (per shard), and the keys it did not read are asked again, in both modes.
+        ClientSettings.Builder smallFrames = ClientSettings.builder(via.endpoint().clientAddress())
+            .maxFrameBytes(64 * 1024).batchSizeBytes(16 * 1024);
+        try (FelixClient small = new FelixClient(smallFrames.build());
+            FelixClient smallPlain = new FelixClient(smallFrames.mode(ClientMode.PLAIN).build())) {
+          List<byte[]> keys = new java.util.ArrayList<>();
+          for (int i = 0; i < 24; i++) {
+            byte[] value = new byte[8 * 1024];
+            java.util.Arrays.fill(value, (byte) ('a' + i));
+            keys.add(b("big" + i));
+            small.cache("sessions").put(keys.get(i), value).get(20, TimeUnit.SECONDS);
+          }
+          for (FelixClient reader : List.of(small, smallPlain)) {
+            List<Optional<FelixCache.Entry>> read = reader.cache("sessions").getAll(keys).get(20, TimeUnit.SECONDS);
+            for (int i = 0; i < 24; i++) {
+              byte[] value = read.get(i).orElseThrow().value();
+              assertEquals(8 * 1024, value.length, "big" + i);
+              assertEquals('a' + i, value[0], "big" + i);
+            }
+          }
+        }
+
         // Bad input: its error, and nothing appended.
         long before = commitOffsets(cluster, via, "sessions");
         assertEquals(ErrorCode.ENTRY_TOO_LARGE, errorOf(cache.put(new byte[2048], b("v"))));

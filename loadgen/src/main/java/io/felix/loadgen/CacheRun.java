@@ -12,7 +12,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -88,7 +87,7 @@ public final class CacheRun {
   }
 
   private void work(FelixCache cache, long deadline) {
-    Semaphore outstanding = new Semaphore(options.maxOutstanding());
+    OutstandingWindow outstanding = new OutstandingWindow(options.maxOutstanding());
     double perProducer = options.rate() / (double) options.producers();
     long intervalNanos = options.rate() == 0 ? 0 : (long) (1e9 / perProducer);
     long next = System.nanoTime();
@@ -112,13 +111,13 @@ public final class CacheRun {
           put(cache, key, outstanding);
         }
       }
-      outstanding.acquire(options.maxOutstanding()); // every operation answered
+      outstanding.awaitEmpty(); // every operation answered
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
   }
 
-  private void put(FelixCache cache, int key, Semaphore outstanding) {
+  private void put(FelixCache cache, int key, OutstandingWindow outstanding) {
     CacheLedger.Put put = ledger.attempt(key, options.valueSize());
     long sent = System.nanoTime();
     cache.put(CacheLedger.keyBytes(key), put.value()).whenComplete((metadata, failure) -> {
@@ -133,7 +132,7 @@ public final class CacheRun {
     });
   }
 
-  private void get(FelixCache cache, int key, Semaphore outstanding) {
+  private void get(FelixCache cache, int key, OutstandingWindow outstanding) {
     long floor = ledger.floor(key);
     long sent = System.nanoTime();
     cache.get(CacheLedger.keyBytes(key)).whenComplete((entry, failure) -> {

@@ -53,6 +53,10 @@ import java.util.List;
  *     and once a newer leader epoch is known for the shard its batches in flight are re-sent there with the same
  *     numbers, without waiting out requestTimeout ({@link LeaderWatch}). A leader stopped (SIGSTOP) or cut off
  *     keeps the connection open and answers nothing, so only this notices it within a failover.
+ * @param cacheGetBatchKeys cache gets ({@link FelixCache#get}) are coalesced per shard: at most this many keys go in
+ *     one MultiGet request (default 128; see {@link CacheGetBatcher})
+ * @param cacheGetsInFlightPerShard a get is sent at once while fewer than this many MultiGet requests of its shard
+ *     are unanswered, else it goes with the next one (default 2)
  */
 public record ClientSettings(
     List<HostPort> bootstrap,
@@ -76,7 +80,9 @@ public record ClientSettings(
     boolean idempotence,
     ClientCredentials credentials,
     javax.net.ssl.SSLContext tls,
-    Duration leaderSilenceTimeout) {
+    Duration leaderSilenceTimeout,
+    int cacheGetBatchKeys,
+    int cacheGetsInFlightPerShard) {
 
   /** Room kept in a frame for the produce request around its records (stream name, shard, acks, tags). */
   public static final int REQUEST_OVERHEAD_BYTES = 4096;
@@ -125,6 +131,8 @@ public record ClientSettings(
     private ClientCredentials credentials;
     private javax.net.ssl.SSLContext tls;
     private Duration leaderSilenceTimeout = Duration.ofSeconds(1);
+    private int cacheGetBatchKeys = 128;
+    private int cacheGetsInFlightPerShard = 2;
 
     private Builder(List<HostPort> bootstrap) {
       this.bootstrap = bootstrap == null ? List.of() : List.copyOf(bootstrap);
@@ -156,6 +164,8 @@ public record ClientSettings(
     public Builder credentials(ClientCredentials v) { credentials = v; return this; }
     public Builder tls(javax.net.ssl.SSLContext v) { tls = v; return this; }
     public Builder leaderSilenceTimeout(Duration v) { leaderSilenceTimeout = v; return this; }
+    public Builder cacheGetBatchKeys(int v) { cacheGetBatchKeys = v; return this; }
+    public Builder cacheGetsInFlightPerShard(int v) { cacheGetsInFlightPerShard = v; return this; }
 
     public ClientSettings build() {
       if (bootstrap.isEmpty()) {
@@ -188,10 +198,14 @@ public record ClientSettings(
           "maxInFlightBatchesPerShard must be at most " + MAX_IN_FLIGHT_BATCHES_IDEMPOTENT + " with idempotence, got "
           + maxInFlightBatchesPerShard);
       positive("leaderSilenceTimeout", leaderSilenceTimeout);
+      require(cacheGetBatchKeys > 0, "cacheGetBatchKeys must be positive, got " + cacheGetBatchKeys);
+      require(cacheGetsInFlightPerShard > 0, "cacheGetsInFlightPerShard must be positive, got "
+          + cacheGetsInFlightPerShard);
       return new ClientSettings(bootstrap, mode, acks, linger, batchSizeBytes, maxInFlightPerConnection,
           maxInFlightBatchesPerShard, requestTimeout, ackTimeout, retries, retryBackoff, retryBackoffMax,
           deliveryTimeout, retryAmbiguousErrors, metadataMaxAge, connectTimeout, maxFrameBytes,
-          plainModeFailoverAfter, idempotence, credentials, tls, leaderSilenceTimeout);
+          plainModeFailoverAfter, idempotence, credentials, tls, leaderSilenceTimeout, cacheGetBatchKeys,
+          cacheGetsInFlightPerShard);
     }
 
     private static void require(boolean ok, String message) {

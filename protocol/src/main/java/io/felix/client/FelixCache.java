@@ -6,14 +6,12 @@ import io.felix.protocol.client.CacheValue;
 import io.felix.protocol.client.ErrorCode;
 import io.felix.protocol.client.GetRequest;
 import io.felix.protocol.client.MultiGetRequest;
+import io.felix.protocol.client.MultiGetResponse;
 import io.felix.protocol.client.Request;
 import io.felix.protocol.client.Response;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
@@ -23,19 +21,25 @@ import java.util.concurrent.CompletableFuture;
  * client's acks. Reads go to the leader of the key's shard (cluster mode) or to the connected broker, which forwards
  * them (plain mode); they see committed entries only, so after a put acknowledged with acks QUORUM or ALL a get of
  * the key returns that entry or a later one. Reads are retried on NOT_LEADER, TIMEOUT, NOT_ENOUGH_REPLICAS and
- * connection failures within the request timeout. Thread-safe.
+ * connection failures within the request timeout. Gets from the leader that are issued concurrently go in MultiGet
+ * requests of many keys per shard ({@link CacheGetBatcher}): a get never waits for a timer, only for the requests of
+ * its shard ahead of it. Thread-safe.
  */
 public final class FelixCache {
   private final FelixClient client;
   private final String name;
   private final ClientSettings settings;
   private final MetadataCache metadata;
+  private final CacheGetBatcher gets;
 
   FelixCache(FelixClient client, String name, ClientSettings settings, MetadataCache metadata) {
     this.client = client;
     this.name = name;
     this.settings = settings;
     this.metadata = metadata;
+    // Half a frame of values per answer: room for the keys and for the one value a shard reads past the bound.
+    this.gets = new CacheGetBatcher(this::multiGet, settings.cacheGetBatchKeys(), settings.cacheGetsInFlightPerShard(),
+        settings.maxFrameBytes() / 2);
   }
 
   public String name() {
@@ -68,42 +72,32 @@ public final class FelixCache {
 
   /** As {@link #get(byte[])}, read from the replica {@code from} says. */
   public CompletableFuture<Optional<Entry>> get(byte[] key, ReadFrom from) {
-    boolean anyReplica = from == ReadFrom.ANY_REPLICA;
-    Request.Builder request = Request.newBuilder().setGet(GetRequest.newBuilder().setCache(name)
-        .setKey(ByteString.copyFrom(key)).setForwardIfNotLeader(settings.mode() == ClientMode.PLAIN || anyReplica)
-        .setAllowFollower(anyReplica));
-    if (anyReplica) {
+    if (from == ReadFrom.ANY_REPLICA) {
+      Request.Builder request = Request.newBuilder().setGet(GetRequest.newBuilder().setCache(name)
+          .setKey(ByteString.copyFrom(key)).setForwardIfNotLeader(true).setAllowFollower(true));
       return client.sendRetried(name, -1, () -> client.anyBroker(name), request, settings.requestTimeout(),
           "follower read of cache " + name).thenApply(response -> entry(response.getGet().getEntry()));
     }
-    return shardOf(key).thenCompose(shard -> send(shard, request))
-        .thenApply(response -> entry(response.getGet().getEntry()));
+    ByteString k = ByteString.copyFrom(key);
+    return shardOf(key).thenCompose(shard -> gets.get(shard, k)).thenApply(FelixCache::entry);
   }
 
-  /** Each key's latest committed entry (empty where it has none), in the order of {@code keys}. */
+  /**
+   * Each key's latest committed entry (empty where it has none), in the order of {@code keys}: the gets of each
+   * shard go in as few MultiGet requests as the batch limits allow.
+   */
   public CompletableFuture<List<Optional<Entry>>> getAll(List<byte[]> keys) {
-    if (keys.isEmpty()) {
-      return CompletableFuture.completedFuture(List.of());
-    }
-    return metadata.stream(name).thenCompose(view -> {
-      failIfUnknown(view);
-      Map<Integer, List<ByteString>> byShard = new LinkedHashMap<>();
-      for (byte[] key : keys) {
-        int shard = settings.mode() == ClientMode.PLAIN ? -1 : KeyHash.shardFor(key, view.shardIds());
-        byShard.computeIfAbsent(shard, s -> new ArrayList<>()).add(ByteString.copyFrom(key));
-      }
-      List<CompletableFuture<Response>> parts = new ArrayList<>();
-      byShard.forEach((shard, shardKeys) -> parts.add(send(shard, Request.newBuilder().setMultiGet(
-          MultiGetRequest.newBuilder().setCache(name).addAllKeys(shardKeys)
-              .setForwardIfNotLeader(settings.mode() == ClientMode.PLAIN)))));
-      return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new)).thenApply(done -> {
-        Map<ByteString, CacheValue> values = new HashMap<>();
-        parts.forEach(p -> p.join().getMultiGet().getEntriesList().forEach(v -> values.put(v.getKey(), v)));
-        List<Optional<Entry>> out = new ArrayList<>();
-        keys.forEach(k -> out.add(entry(values.get(ByteString.copyFrom(k)))));
-        return out;
-      });
-    });
+    List<CompletableFuture<Optional<Entry>>> each = new ArrayList<>(keys.size());
+    keys.forEach(key -> each.add(get(key)));
+    return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new))
+        .thenApply(done -> each.stream().map(CompletableFuture::join).toList());
+  }
+
+  /** One MultiGet request of {@code keys} of {@code shard} (-1: plain mode), retried as the class says. */
+  private CompletableFuture<MultiGetResponse> multiGet(int shard, List<ByteString> keys, int maxBytes) {
+    return send(shard, Request.newBuilder().setMultiGet(MultiGetRequest.newBuilder().setCache(name).addAllKeys(keys)
+        .setForwardIfNotLeader(settings.mode() == ClientMode.PLAIN).setMaxBytes(maxBytes)))
+        .thenApply(Response::getMultiGet);
   }
 
   private static Optional<Entry> entry(CacheValue v) {

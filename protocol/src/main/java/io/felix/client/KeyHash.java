@@ -16,7 +16,12 @@ public final class KeyHash {
     if (shardIds.length == 0) {
       throw new IllegalArgumentException("stream has no shards");
     }
-    return shardIds[(murmur2(key) & 0x7fffffff) % shardIds.length];
+    return shardIds[shardIndex(key, shardIds.length)];
+  }
+
+  /** The position of the key's shard among {@code shardCount} shards (its id, when they are 0..count-1). */
+  public static int shardIndex(byte[] key, int shardCount) {
+    return (murmur2(key) & 0x7fffffff) % shardCount;
   }
 
   public static int murmur2(byte[] data) {

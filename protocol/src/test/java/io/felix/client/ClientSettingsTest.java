@@ -22,6 +22,8 @@ class ClientSettingsTest {
     assertEquals(Integer.MAX_VALUE, s.retries());
     assertEquals(Duration.ofSeconds(120), s.deliveryTimeout());
     assertEquals(List.of(new HostPort("127.0.0.1", 9092)), s.bootstrap());
+    assertEquals(128, s.cacheGetBatchKeys());
+    assertEquals(2, s.cacheGetsInFlightPerShard());
   }
 
   @Test
@@ -36,6 +38,10 @@ class ClientSettingsTest {
     assertEquals("port must be in 1..65535, got 70000", error(() -> ClientSettings.builder("h:70000")));
     assertEquals("batchSizeBytes (8388608) must leave 4096 bytes of maxFrameBytes (8388608) for the rest of "
         + "the request", error(() -> ClientSettings.builder("h:1").batchSizeBytes(8 << 20).build()));
+    assertEquals("cacheGetBatchKeys must be positive, got 0",
+        error(() -> ClientSettings.builder("h:1").cacheGetBatchKeys(0).build()));
+    assertEquals("cacheGetsInFlightPerShard must be positive, got -1",
+        error(() -> ClientSettings.builder("h:1").cacheGetsInFlightPerShard(-1).build()));
   }
 
   @Test

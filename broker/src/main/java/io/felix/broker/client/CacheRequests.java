@@ -24,7 +24,7 @@ import io.felix.protocol.client.PutResponse;
 import io.felix.protocol.client.Record;
 import io.felix.protocol.client.Response;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -56,11 +56,7 @@ final class CacheRequests {
 
   /** The shard of a key in a cache (or stream) of {@code shards} shards: as clients choose it for stream keys. */
   static int shardOf(ByteString key, int shards) {
-    int[] ids = new int[shards];
-    for (int i = 0; i < shards; i++) {
-      ids[i] = i;
-    }
-    return KeyHash.shardFor(key.toByteArray(), ids);
+    return KeyHash.shardIndex(key.toByteArray(), shards);
   }
 
   /** @param principal who asks (the produce path checks it again where the write is forwarded) */
@@ -112,49 +108,58 @@ final class CacheRequests {
       return done(refused.get());
     }
     int shards = registry.table().streams().get(r.getCache());
-    Map<Integer, List<ByteString>> byShard = new LinkedHashMap<>();
-    for (ByteString key : r.getKeysList()) {
-      byShard.computeIfAbsent(shardOf(key, shards), s -> new ArrayList<>()).add(key);
+    List<ByteString> keys = r.getKeysList();
+    Map<Integer, List<Integer>> byShard = new LinkedHashMap<>(); // shard -> the positions of its keys in the request
+    for (int i = 0; i < keys.size(); i++) {
+      byShard.computeIfAbsent(shardOf(keys.get(i), shards), s -> new ArrayList<>()).add(i);
     }
+    // Each shard's leader reads its part in parallel: the answer's byte bound is split evenly among them.
+    int share = r.getMaxBytes() <= 0 ? 0 : Math.max(1, r.getMaxBytes() / byShard.size());
+    List<List<Integer>> positions = new ArrayList<>(byShard.values());
     List<CompletableFuture<Response>> parts = new ArrayList<>();
-    byShard.forEach((shard, keys) -> parts.add(readShard(r.getCache(), shard, keys, r.getForwardIfNotLeader(),
-        r.getAllowFollower())));
+    byShard.forEach((shard, at) -> parts.add(readShard(r.getCache(), shard, at.stream().map(keys::get).toList(),
+        r.getForwardIfNotLeader(), r.getAllowFollower(), share)));
+    if (parts.size() == 1) {
+      return parts.get(0); // one shard's answer holds the request's keys in their order
+    }
     return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new)).thenApply(ignored -> {
-      Map<ByteString, CacheValue> values = new HashMap<>();
-      for (CompletableFuture<Response> part : parts) {
-        Response answer = part.join();
+      CacheValue[] values = new CacheValue[keys.size()];
+      for (int p = 0; p < parts.size(); p++) {
+        Response answer = parts.get(p).join();
         if (Errors.isError(answer)) {
           return answer;
         }
-        answer.getMultiGet().getEntriesList().forEach(v -> values.put(v.getKey(), v));
+        List<Integer> at = positions.get(p);
+        for (int i = 0; i < at.size(); i++) {
+          values[at.get(i)] = answer.getMultiGet().getEntries(i);
+        }
       }
-      MultiGetResponse.Builder b = MultiGetResponse.newBuilder();
-      r.getKeysList().forEach(key -> b.addEntries(values.get(key)));
-      return Response.newBuilder().setMultiGet(b).build();
+      return Response.newBuilder().setMultiGet(MultiGetResponse.newBuilder().addAllEntries(Arrays.asList(values)))
+          .build();
     });
   }
 
   /**
-   * Reads {@code keys} of one shard: from the local replica when it leads; with {@code allowFollower} from the
-   * local follower first, and from the leader when that follower may not answer (not in contact with its leader,
-   * still catching up).
+   * Reads {@code keys} of one shard within {@code maxBytes} of values (0: no bound): from the local replica when it
+   * leads; with {@code allowFollower} from the local follower first, and from the leader when that follower may not
+   * answer (not in contact with its leader, still catching up).
    */
   private CompletableFuture<Response> readShard(String cache, int shard, List<ByteString> keys, boolean forward,
-      boolean allowFollower) {
+      boolean allowFollower, int maxBytes) {
     ShardId id = new ShardId(cache, shard);
     Optional<ShardAssignment> a = registry.table().shard(id);
     int leader = a.map(ShardAssignment::leader).orElse(ShardAssignment.NO_LEADER);
     var local = registry.replica(id);
     if (local.isPresent() && (leader == registry.brokerId() || allowFollower)) {
       CompletableFuture<Response> reply = new CompletableFuture<>();
-      local.get().tell(new ShardReplica.CacheRead(keys, allowFollower, reply));
+      local.get().tell(new ShardReplica.CacheRead(keys, allowFollower, maxBytes, reply));
       return leader == registry.brokerId() ? reply : reply.thenCompose(answer -> Errors.isError(answer)
           && answer.getError().getCode() == ErrorCode.NOT_LEADER
-          ? readShard(cache, shard, keys, forward, false) : CompletableFuture.completedFuture(answer));
+          ? readShard(cache, shard, keys, forward, false, maxBytes) : CompletableFuture.completedFuture(answer));
     }
     if (forward && leader != ShardAssignment.NO_LEADER && leader != registry.brokerId()) {
       return forwarder.forwardCacheRead(leader, shard, MultiGetRequest.newBuilder().setCache(cache)
-          .addAllKeys(keys).build(), settings.forwardGrace());
+          .addAllKeys(keys).setMaxBytes(maxBytes).build(), settings.forwardGrace());
     }
     return CompletableFuture.completedFuture(ShardReplica.notLeader(id, leader, registry));
   }

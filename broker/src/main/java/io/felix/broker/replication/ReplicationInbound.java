@@ -129,6 +129,7 @@ public final class ReplicationInbound implements ReplicationTransport.Inbound {
       reply.complete(ShardReplica.notLeader(id, registry.table().shard(id).map(a -> a.leader()).orElse(-1), registry));
       return;
     }
-    replica.get().tell(new ShardReplica.CacheRead(forward.getRequest().getKeysList(), false, reply));
+    replica.get().tell(new ShardReplica.CacheRead(forward.getRequest().getKeysList(), false,
+        forward.getRequest().getMaxBytes(), reply));
   }
 }

@@ -58,13 +58,23 @@ final class CacheReads {
     return new CacheReads(ctx, ctx.registry.cache(), config.cache().defaultTtlMs(), index);
   }
 
-  /** Answers a read from the entries committed up to {@code commitOffset}. */
+  /**
+   * Answers a read from the entries committed up to {@code commitOffset}: its keys in order while the values read
+   * stay below the read's byte bound (at least the first key), the keys after it not_read.
+   */
   void read(ShardReplica.CacheRead read, long commitOffset) {
     index.catchUp(ctx.log, commitOffset);
     long now = ctx.clock.currentTimeMillis();
     MultiGetResponse.Builder answer = MultiGetResponse.newBuilder();
+    long valueBytes = 0;
     for (ByteString key : read.keys()) {
-      answer.addEntries(valueOf(key, now));
+      if (read.maxBytes() > 0 && valueBytes >= read.maxBytes()) {
+        answer.addEntries(CacheValue.newBuilder().setKey(key).setShard(ctx.id.shard()).setOffset(-1).setNotRead(true));
+        continue;
+      }
+      CacheValue value = valueOf(key, now);
+      valueBytes += value.getValue().size();
+      answer.addEntries(value);
     }
     read.reply().complete(Response.newBuilder().setMultiGet(answer).build());
   }

@@ -68,9 +68,11 @@ public final class ShardReplica {
   /**
    * A cache read (Get, MultiGet) of {@code keys} of this shard, answered by its leader with a MultiGetResponse from
    * committed entries only (see {@link io.felix.broker.cache.CacheIndex}); with {@code allowFollower} a follower in
-   * contact with its leader answers too, from the entries committed as far as it knows.
+   * contact with its leader answers too, from the entries committed as far as it knows. The keys are read in order
+   * while the values read stay below {@code maxBytes} (0: no bound), at least the first; the rest are answered
+   * not_read.
    */
-  public record CacheRead(java.util.List<com.google.protobuf.ByteString> keys, boolean allowFollower,
+  public record CacheRead(java.util.List<com.google.protobuf.ByteString> keys, boolean allowFollower, int maxBytes,
       CompletableFuture<Response> reply) implements Command {}
 
   /** A validated produce from a client (or forwarded by another broker in plain mode). */

@@ -67,7 +67,7 @@ class CacheFollowerTest extends ReplicaActorTest {
 
   private Response read(boolean allowFollower) throws Exception {
     CompletableFuture<Response> reply = new CompletableFuture<>();
-    replica.tell(new ShardReplica.CacheRead(List.of(KEY), allowFollower, reply));
+    replica.tell(new ShardReplica.CacheRead(List.of(KEY), allowFollower, 0, reply));
     return await(reply);
   }
 

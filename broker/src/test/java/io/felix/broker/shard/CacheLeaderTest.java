@@ -60,9 +60,20 @@ class CacheLeaderTest extends ReplicaActorTest {
   }
 
   private Response get() throws Exception {
+    return read(List.of(KEY), 0);
+  }
+
+  private Response read(List<ByteString> keys, int maxBytes) throws Exception {
     CompletableFuture<Response> reply = new CompletableFuture<>();
-    replica.tell(new ShardReplica.CacheRead(List.of(KEY), false, reply));
+    replica.tell(new ShardReplica.CacheRead(keys, false, maxBytes, reply));
     return await(reply);
+  }
+
+  /** Each answered key as key=value, key=- (none) or key? (not read). */
+  private static List<String> answered(Response r) {
+    assertFalse(r.hasError() && r.getError().getCode() != ErrorCode.NONE, r.toString());
+    return r.getMultiGet().getEntriesList().stream().map(v -> v.getKey().toStringUtf8()
+        + (v.getNotRead() ? "?" : v.getFound() ? "=" + v.getValue().toStringUtf8() : "=-")).toList();
   }
 
   private static String value(Response r) {
@@ -120,6 +131,28 @@ class CacheLeaderTest extends ReplicaActorTest {
     replica.tell(new ShardReplica.Fence(3, kit.<ReplicaStatus>createTestProbe().getRef()));
     Response fenced = get();
     assertEquals(ErrorCode.NOT_LEADER, fenced.getError().getCode(), fenced.toString());
+  }
+
+  @Test
+  void aReadWithAByteBoundReadsItsKeysInOrderWhileTheValuesReadStayBelowItAndAnswersTheRestNotRead()
+      throws Exception {
+    List<Record> entries = List.of("a", "b", "c").stream().map(k -> CacheEntries.put(ByteString.copyFromUtf8(k),
+        ByteString.copyFromUtf8(k.repeat(10)), 0, 1000)).toList();
+    replica.log.appendAsLeader(1, entries.size(), 1000, 1000, RecordLists.encode(entries).asReadOnlyByteBuffer());
+    replica.startLeader(leading(2)); // its marker at 3
+    replica.followerFetch(fetch(2, 2, 4, 2, 4));
+    kit.createTestProbe().awaitAssert(() -> {
+      assertEquals(4, replica.describe().commitOffset());
+      return null;
+    });
+    List<ByteString> keys = List.of("a", "x", "b", "c").stream().map(ByteString::copyFromUtf8).toList();
+
+    assertEquals(List.of("a=aaaaaaaaaa", "x=-", "b=bbbbbbbbbb", "c=cccccccccc"), answered(read(keys, 0)));
+    assertEquals(List.of("a=aaaaaaaaaa", "x=-", "b=bbbbbbbbbb", "c?"), answered(read(keys, 15)),
+        "b is read with 10 bytes read (below 15), c with 20 is not");
+    assertEquals(List.of("a=aaaaaaaaaa", "x?", "b?", "c?"), answered(read(keys, 1)), "the first key is always read");
+    assertEquals(List.of("x=-", "a=aaaaaaaaaa", "b?"),
+        answered(read(List.of(keys.get(1), keys.get(0), keys.get(2)), 1)), "a key with no entry reads no bytes");
   }
 
   @Test

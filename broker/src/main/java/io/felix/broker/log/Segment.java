@@ -55,6 +55,8 @@ final class Segment {
   private volatile boolean indexRebuilt;
   /** The largest batch timestamp of this sealed segment, read once by {@link #largestTimestamp}; null before. */
   private volatile Long largestTimestamp;
+  /** Batches that entry reads located, so that the next read of one skips its header. */
+  private final LocatedBatches located = new LocatedBatches();
 
   private Segment(SegmentName name, Path dir, int indexInterval, boolean fileExists) {
     this.name = name;
@@ -477,6 +479,7 @@ final class Segment {
     ch.truncate(position);
     ch.force(true);
     size = position;
+    located.forget();
   }
 
   /** Fsyncs the segment's data, if it has a file. */
@@ -487,7 +490,12 @@ final class Segment {
   }
 
   /** Where a batch starts in the segment. */
-  record BatchStart(int position, long baseOffset, int payloadLength) {}
+  record BatchStart(int position, long baseOffset, int recordCount, int payloadLength) {
+    /** The position after the batch. */
+    long end() {
+      return (long) position + LogBatch.HEADER_BYTES + payloadLength;
+    }
+  }
 
   /** The batch containing {@code offset}, or null if it is not in this segment's published range. */
   BatchStart locate(long offset) throws IOException {
@@ -507,7 +515,7 @@ final class Segment {
         return null; // not a header: the bytes changed under a reader (a truncation); the log retries
       }
       if (offset < base + count) {
-        return base <= offset ? new BatchStart(pos, base, length) : null;
+        return base <= offset ? new BatchStart(pos, base, count, length) : null;
       }
       pos += LogBatch.HEADER_BYTES + length;
     }
@@ -520,9 +528,14 @@ final class Segment {
    */
   ByteBuffer readPayloadBytes(long offset, int position, int length) throws IOException {
     int limit = size;
-    BatchStart batch = locate(offset);
-    if (batch == null) {
-      return ByteBuffer.allocate(0);
+    BatchStart batch = located.find(offset);
+    if (batch == null || batch.end() > limit) {
+      long generation = located.generation();
+      batch = locate(offset);
+      if (batch == null) {
+        return ByteBuffer.allocate(0);
+      }
+      located.remember(batch, generation);
     }
     ByteBuffer out = ByteBuffer.allocate(Math.max(0, Math.min(length, batch.payloadLength() - position)));
     readFully(out, (long) batch.position() + LogBatch.HEADER_BYTES + position, limit);

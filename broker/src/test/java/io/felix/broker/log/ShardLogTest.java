@@ -63,6 +63,22 @@ class ShardLogTest {
   }
 
   @Test
+  void anEntryReadAfterATruncationReadsTheBatchAppendedSinceNotTheOneItLocatedBefore() throws IOException {
+    ShardLog log = openLog("located");
+    appendBatches(log, 0, 0, 3); // offsets 0..8, batches of 3 records
+    byte[] first = bytes(log.readPayloadBytes(4, 2, 10)); // batch 3..5, located and remembered
+    assertArrayEquals(java.util.Arrays.copyOfRange(bytes(payload(1)), 2, 12), first);
+    assertArrayEquals(first, bytes(log.readPayloadBytes(4, 2, 10)), "read again from the remembered batch");
+
+    assertEquals(3, log.truncateTo(3));
+    log.appendAsLeader(1, 1, 2000, 2000, payload(7)); // offset 3 alone where batch 3..5 began
+    log.appendAsLeader(1, 2, 2000, 2000, payload(8)); // offsets 4..5
+    assertArrayEquals(java.util.Arrays.copyOfRange(bytes(payload(8)), 2, 12), bytes(log.readPayloadBytes(4, 2, 10)),
+        "offset 4 is in the second batch now");
+    assertEquals(0, bytes(log.readPayloadBytes(7, 2, 10)).length, "offset 7 is gone");
+  }
+
+  @Test
   void appendsAssignOffsetsRollSegmentsAndReadBackEveryOffset() throws IOException {
     ShardLog log = openLog("a");
     appendBatches(log, 0, 0, 20);

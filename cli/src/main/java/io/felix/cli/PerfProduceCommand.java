@@ -12,6 +12,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -85,6 +87,10 @@ final class PerfProduceCommand implements Callable<Integer> {
       description = "unanswered records per producer (default ${DEFAULT-VALUE})")
   int maxOutstanding;
 
+  @Option(names = "--warmup", converter = Converters.PositiveDuration.class,
+      description = "produce this long first, at the same rate, and leave it out of the figures (with --duration)")
+  Duration warmup;
+
   @Option(names = "--broker-cpu",
       description = "also print the CPU each broker of the local cluster (FELIX_LOCAL_DIR) used during the run, and "
           + "the CPU-ms per MiB acknowledged")
@@ -95,13 +101,19 @@ final class PerfProduceCommand implements Callable<Integer> {
     ProduceOptions options = options();
     PrintStream out = Felix.out(spec);
     LocalLayout layout = brokerCpu ? localLayout() : null;
-    BrokerCpu before = brokerCpu ? BrokerCpu.sample(layout) : null;
-    long started = System.nanoTime();
+    AtomicReference<BrokerCpu> before = new AtomicReference<>();
+    AtomicLong started = new AtomicLong();
     ProduceRun run = new ProduceRun(options, out);
-    int status = run.run();
     if (brokerCpu) {
-      Duration wall = Duration.ofNanos(System.nanoTime() - started);
-      BrokerCpu used = BrokerCpu.sample(layout).since(before);
+      run.whenMeasuring(() -> {
+        before.set(BrokerCpu.sample(layout));
+        started.set(System.nanoTime());
+      });
+    }
+    int status = run.run();
+    if (brokerCpu && before.get() != null) {
+      Duration wall = Duration.ofNanos(System.nanoTime() - started.get());
+      BrokerCpu used = BrokerCpu.sample(layout).since(before.get());
       out.printf(Locale.ROOT, "-- broker CPU during the load (%.1f s)%n", wall.toNanos() / 1e9);
       out.print(used.table(wall));
       double mib = run.acknowledged() * (double) options.recordSize() / (1 << 20);
@@ -120,6 +132,9 @@ final class PerfProduceCommand implements Callable<Integer> {
     if (duration != null && records != null) {
       throw Ranges.usage(spec, "--duration and --records exclude each other: give one");
     }
+    if (warmup != null && records != null) {
+      throw Ranges.usage(spec, "--warmup needs --duration, not --records");
+    }
     long count = records == null ? 0 : Ranges.within(spec, "--records", records, 1, Long.MAX_VALUE);
     return new ProduceOptions(
         endpoints.bootstrap(),
@@ -137,7 +152,7 @@ final class PerfProduceCommand implements Callable<Integer> {
         Ranges.within(spec, "--batch-size", batchSize, 1, 4 * 1024 * 1024),
         Ranges.within(spec, "--max-outstanding", maxOutstanding, 1, 10_000_000),
         !noIdempotence,
-        endpoints.credentials(), endpoints.tls());
+        endpoints.credentials(), endpoints.tls(), warmup == null ? Duration.ZERO : warmup);
   }
 
   private LocalLayout localLayout() {

@@ -114,6 +114,8 @@ class FelixArgumentsTest {
     assertEquals(Duration.ofSeconds(20), produce("--stream", "s", "--duration", "20s").duration());
     assertEquals(Duration.ofMillis(500), produce("--stream", "s", "--duration", "500ms").duration());
     assertEquals(Duration.ofMinutes(2), produce("--stream", "s", "--duration", "2m").duration());
+    assertEquals(Duration.ZERO, produce("--stream", "s").warmup());
+    assertEquals(Duration.ofSeconds(20), produce("--stream", "s", "--warmup", "20s").warmup());
   }
 
   @Test
@@ -189,6 +191,8 @@ class FelixArgumentsTest {
         usageError("produce", "--bootstrap", "localhost", "--stream", "s"));
     assertEquals("--duration and --records exclude each other: give one",
         loadUsageError("produce", "--duration", "1s", "--records", "5"));
+    assertEquals("--warmup needs --duration, not --records",
+        loadUsageError("produce", "--warmup", "5s", "--records", "5"));
     assertEquals("Unknown options: '--speed', '3'", usageError("produce", "s", "--speed", "3"));
     assertTrue(usageError("perf", "produce", "--producers")
         .startsWith("Missing required parameter for option '--producers'"));

@@ -20,6 +20,9 @@ import java.util.List;
  *     ambiguous failures then fail their records as uncertain instead of being retried)
  * @param credentials SCRAM-SHA-256 user and password (--user, --password or FELIX_PASSWORD); null: none
  * @param tls the TLS context trusting the cluster CA (--tls-ca); null: plaintext
+ * @param warmup produced before {@code duration}, at the same rate, and left out of the figures (latency,
+ *     throughput, the broker CPU of {@code --broker-cpu}): the load generator's JVM compiles its own code meanwhile.
+ *     Its records are in the ledger. Zero: none. Only with {@code duration}
  */
 public record ProduceOptions(
     List<HostPort> bootstrap,
@@ -38,13 +41,14 @@ public record ProduceOptions(
     int maxOutstanding,
     boolean idempotence,
     ClientCredentials credentials,
-    javax.net.ssl.SSLContext tls) {
+    javax.net.ssl.SSLContext tls,
+    Duration warmup) {
 
   /** Without authentication, in plaintext. */
   public ProduceOptions(List<HostPort> bootstrap, String stream, ClientMode mode, int recordSize, long rate,
       Duration duration, long records, int producers, Acks acks, long keySpace, Path json, Duration linger,
       int batchSizeBytes, int maxOutstanding, boolean idempotence) {
     this(bootstrap, stream, mode, recordSize, rate, duration, records, producers, acks, keySpace, json, linger,
-        batchSizeBytes, maxOutstanding, idempotence, null, null);
+        batchSizeBytes, maxOutstanding, idempotence, null, null, Duration.ZERO);
   }
 }

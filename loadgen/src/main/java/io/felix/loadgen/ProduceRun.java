@@ -42,6 +42,8 @@ public final class ProduceRun {
   private final Recorder recorder = new Recorder(MAX_LATENCY_MICROS, 3);
   private final Histogram total = new Histogram(MAX_LATENCY_MICROS, 3);
   private final AtomicLong acked = new AtomicLong();
+  /** Acknowledged records sent after the warm-up: the figures' records. */
+  private final AtomicLong ackedMeasured = new AtomicLong();
   private final AtomicLong errors = new AtomicLong();
   private final AtomicLong notAppended = new AtomicLong();
   private final List<ProducerLedger> ledgers = new ArrayList<>();
@@ -49,6 +51,9 @@ public final class ProduceRun {
   private volatile boolean stopping;
   private FelixClient client;
   private long startNanos;
+  /** Where the figures start: the end of the warm-up (the start without one). */
+  private volatile long measuredFromNanos;
+  private Runnable whenMeasuring = () -> {};
 
   public ProduceRun(ProduceOptions options, PrintStream out) {
     this.options = options;
@@ -120,7 +125,12 @@ public final class ProduceRun {
         options.records() > 0 ? options.records() + " records" : "for " + options.duration().toSeconds() + " s",
         options.acks().name().toLowerCase(), options.mode().name().toLowerCase(),
         options.idempotence() ? "on" : "off", runId);
+    long warmupNanos = options.warmup() == null ? 0 : options.warmup().toNanos();
+    if (warmupNanos == 0) {
+      whenMeasuring.run();
+    }
     startNanos = System.nanoTime();
+    measuredFromNanos = startNanos + warmupNanos;
     List<Thread> producers = new ArrayList<>();
     for (int p = 0; p < options.producers(); p++) {
       ProducerLedger ledger = new ProducerLedger(p);
@@ -132,6 +142,13 @@ public final class ProduceRun {
     Thread progress = new Thread(this::progressLoop, "produce-progress");
     progress.setDaemon(true);
     progress.start();
+    if (warmupNanos > 0) {
+      for (long left = measuredFromNanos - System.nanoTime(); left > 0 && !stopping;
+          left = measuredFromNanos - System.nanoTime()) {
+        TimeUnit.NANOSECONDS.sleep(Math.min(left, TimeUnit.MILLISECONDS.toNanos(100)));
+      }
+      whenMeasuring.run();
+    }
     for (Thread t : producers) {
       t.join();
     }
@@ -140,14 +157,19 @@ public final class ProduceRun {
     return summary();
   }
 
+  /** Runs {@code action} where the figures start: after the warm-up, or before the first record without one. */
+  public void whenMeasuring(Runnable action) {
+    this.whenMeasuring = action;
+  }
+
   /** Ends the run: producers send nothing more; {@link #produce()} returns once the sent records are answered. */
   public void stop() {
     stopping = true;
   }
 
-  /** Records acknowledged so far. */
+  /** Records acknowledged so far, of those sent after the warm-up. */
   public long acknowledged() {
-    return acked.get();
+    return ackedMeasured.get();
   }
 
   /** Ctrl-C: stop producing and let run() print the summary so far before the JVM exits. */
@@ -167,7 +189,7 @@ public final class ProduceRun {
     int p = ledger.producer;
     long quota = options.records() == 0 ? Long.MAX_VALUE
         : options.records() / options.producers() + (p < options.records() % options.producers() ? 1 : 0);
-    long deadline = options.duration() == null ? Long.MAX_VALUE : startNanos + options.duration().toNanos();
+    long deadline = options.duration() == null ? Long.MAX_VALUE : measuredFromNanos + options.duration().toNanos();
     long interval = options.rate() == 0 ? 0 : (long) (1e9 * options.producers() / options.rate());
     Semaphore outstanding = new Semaphore(options.maxOutstanding());
     // spread producers' schedules over one interval so they do not all fire at once
@@ -189,8 +211,11 @@ public final class ProduceRun {
       client.produce(options.stream(), key, value).whenComplete((m, e) -> {
         outstanding.release();
         if (e == null) {
-          long micros = (System.nanoTime() - intended) / 1000;
-          recorder.recordValue(Math.min(Math.max(micros, 0), MAX_LATENCY_MICROS));
+          if (intended >= measuredFromNanos) {
+            long micros = (System.nanoTime() - intended) / 1000;
+            recorder.recordValue(Math.min(Math.max(micros, 0), MAX_LATENCY_MICROS));
+            ackedMeasured.incrementAndGet();
+          }
           acked.incrementAndGet();
           ledger.acked(sequence);
         } else {
@@ -222,10 +247,10 @@ public final class ProduceRun {
         }
         double seconds = (now - lastAt) / 1e9;
         double rate = (a - lastAcked) / seconds;
-        out.printf("[%4ds] %9.0f rec/s %8.2f MB/s  p50 %7.2f ms  p99 %7.2f ms  max %8.2f ms  errors %d  retries %d%n",
+        out.printf("[%4ds] %9.0f rec/s %8.2f MB/s  p50 %7.2f ms  p99 %7.2f ms  max %8.2f ms  errors %d  retries %d%s%n",
             Math.round((now - startNanos) / 1e9), rate, rate * options.recordSize() / 1e6,
             ms(interval.getValueAtPercentile(50)), ms(interval.getValueAtPercentile(99)),
-            ms(interval.getMaxValue()), errors.get(), client.retries());
+            ms(interval.getMaxValue()), errors.get(), client.retries(), now < measuredFromNanos ? "  (warm-up)" : "");
         lastAcked = a;
         lastAt = now;
       }
@@ -238,8 +263,9 @@ public final class ProduceRun {
     return Math.round(micros / 10.0) / 100.0;
   }
 
+  /** The figures of the records sent after the warm-up; sent and acknowledged count every record. */
   private Summary summary() {
-    double elapsed = (System.nanoTime() - startNanos) / 1e9;
+    double elapsed = Math.max(System.nanoTime() - measuredFromNanos, 1) / 1e9;
     Histogram h;
     synchronized (total) {
       total.add(recorder.getIntervalHistogram());
@@ -259,11 +285,12 @@ public final class ProduceRun {
       sent += r.sent();
     }
     long a = acked.get();
+    long measured = ackedMeasured.get();
     return new Summary(options.stream(), runId, options.mode().name().toLowerCase(),
         options.acks().name().toLowerCase(), options.recordSize(), options.producers(),
         Math.round(elapsed * 1000) / 1000.0, sent, a, notAppended.get(), errors.get() - notAppended.get(),
-        client.retries(), Math.round(a / elapsed), Math.round(a * options.recordSize() / elapsed / 1e4) / 100.0,
-        latency, results);
+        client.retries(), Math.round(measured / elapsed),
+        Math.round(measured * options.recordSize() / elapsed / 1e4) / 100.0, latency, results);
   }
 
   private void print(Summary s) {
